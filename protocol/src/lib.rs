@@ -1,0 +1,16 @@
+//! The language Impact speaks: the model schema, every method's params and results, and
+//! the error codes. Data and validation only: no solver, no async runtime, no I/O.
+
+pub mod error;
+pub mod mesh;
+pub mod methods;
+pub mod model;
+pub mod pointer;
+pub mod validate;
+
+pub use error::{codes, ErrorData};
+pub use mesh::{BlockSpec, GenerateSpec, Mesh, HEX8_FACES};
+pub use methods::*;
+pub use model::*;
+pub use pointer::Pointer;
+pub use validate::{parse_params, validate_model, InvalidParams};

@@ -1,0 +1,243 @@
+//! The model a client sends to `solve`: materials, parts with meshes, initial velocities,
+//! boundary conditions, contacts, named steps and the controls of the explicit integrator.
+
+use crate::mesh::{GenerateSpec, Mesh};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Model {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    pub materials: Vec<Material>,
+    pub parts: Vec<Part>,
+    #[serde(default)]
+    pub initial_velocities: Vec<InitialVelocity>,
+    #[serde(default)]
+    pub boundary_conditions: Vec<BoundaryCondition>,
+    #[serde(default)]
+    pub contacts: Vec<Contact>,
+    pub steps: Vec<Step>,
+    #[serde(default)]
+    pub controls: Controls,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum MaterialKind {
+    /// Isotropic linear elasticity (a hypoelastic law on the Jaumann rate).
+    #[default]
+    Elastic,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Material {
+    pub name: String,
+    #[serde(default)]
+    pub kind: MaterialKind,
+    /// Young's modulus.
+    #[serde(rename = "E")]
+    pub youngs_modulus: f64,
+    /// Poisson's ratio, in [0, 0.5).
+    pub nu: f64,
+    /// Density.
+    pub rho: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Part {
+    pub name: String,
+    /// The name of one of the model's materials.
+    pub material: String,
+    pub mesh: MeshSource,
+}
+
+/// A part's mesh: either inline (`nodes`, `elements`, sets) or `{"generate": {...}}`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MeshSource {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generate: Option<GenerateSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<Vec<[f64; 3]>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elements: Option<Vec<[u32; 8]>>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub node_sets: BTreeMap<String, Vec<u32>>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub face_sets: BTreeMap<String, Vec<[u32; 2]>>,
+}
+
+impl MeshSource {
+    /// The inline mesh, when the source holds one (validation has checked its shape).
+    pub fn inline(&self) -> Option<Mesh> {
+        match (&self.nodes, &self.elements) {
+            (Some(nodes), Some(elements)) => Some(Mesh {
+                nodes: nodes.clone(),
+                elements: elements.clone(),
+                node_sets: self.node_sets.clone(),
+                face_sets: self.face_sets.clone(),
+            }),
+            _ => None,
+        }
+    }
+}
+
+/// A named set of one part: `{"part": "striker", "set": "xmax"}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SetRef {
+    pub part: String,
+    pub set: String,
+}
+
+/// A velocity given to every node of a part, or of one of its node sets, at t = 0.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InitialVelocity {
+    pub part: String,
+    /// A node set of the part; the whole part when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub set: Option<String>,
+    pub velocity: [f64; 3],
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Dof {
+    X,
+    Y,
+    Z,
+}
+
+impl Dof {
+    pub fn index(self) -> usize {
+        match self {
+            Dof::X => 0,
+            Dof::Y => 1,
+            Dof::Z => 2,
+        }
+    }
+}
+
+/// Degrees of freedom held at zero velocity on a node set.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BoundaryCondition {
+    pub part: String,
+    pub set: String,
+    pub fixed: Vec<Dof>,
+}
+
+/// Penalty contact between two face sets; it runs both ways at half the penalty, so which
+/// surface is `secondary` and which is `main` does not change the answer.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Contact {
+    pub name: String,
+    pub secondary: SetRef,
+    pub main: SetRef,
+    /// The user scale `s` of the penalty (see docs/protocol.md); default 0.1.
+    #[serde(default = "default_penalty_scale")]
+    pub penalty_scale: f64,
+}
+
+pub fn default_penalty_scale() -> f64 {
+    0.1
+}
+
+/// A named stretch of simulated time; steps run one after another from the state the
+/// previous one left.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Step {
+    pub name: String,
+    pub duration: f64,
+    /// Simulated time between stored output frames; the step's end is always stored.
+    pub output_interval: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Controls {
+    /// The stable increment is this fraction of the smallest element's critical one.
+    #[serde(default = "default_time_step_scale")]
+    pub time_step_scale: f64,
+    #[serde(default)]
+    pub bulk_viscosity: BulkViscosity,
+    #[serde(default)]
+    pub hourglass: Hourglass,
+    /// A cap on the increments of the whole solve; the solve fails past it.
+    #[serde(default = "default_max_increments")]
+    pub max_increments: u64,
+}
+
+impl Default for Controls {
+    fn default() -> Self {
+        Controls {
+            time_step_scale: default_time_step_scale(),
+            bulk_viscosity: BulkViscosity::default(),
+            hourglass: Hourglass::default(),
+            max_increments: default_max_increments(),
+        }
+    }
+}
+
+pub fn default_time_step_scale() -> f64 {
+    0.9
+}
+
+pub fn default_max_increments() -> u64 {
+    10_000_000
+}
+
+/// Artificial bulk viscosity q = rho l (quadratic l |tr D|^2 - linear c tr D) in compression.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BulkViscosity {
+    #[serde(default = "default_bv_linear")]
+    pub linear: f64,
+    #[serde(default = "default_bv_quadratic")]
+    pub quadratic: f64,
+}
+
+impl Default for BulkViscosity {
+    fn default() -> Self {
+        BulkViscosity {
+            linear: default_bv_linear(),
+            quadratic: default_bv_quadratic(),
+        }
+    }
+}
+
+fn default_bv_linear() -> f64 {
+    0.06
+}
+
+fn default_bv_quadratic() -> f64 {
+    1.5
+}
+
+/// Flanagan-Belytschko viscous hourglass control of the one-point hex8.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Hourglass {
+    #[serde(default = "default_hourglass_coefficient")]
+    pub coefficient: f64,
+}
+
+impl Default for Hourglass {
+    fn default() -> Self {
+        Hourglass {
+            coefficient: default_hourglass_coefficient(),
+        }
+    }
+}
+
+fn default_hourglass_coefficient() -> f64 {
+    0.1
+}

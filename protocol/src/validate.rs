@@ -1,0 +1,355 @@
+//! Checking requests before anything runs: parsing with the JSON pointer of the first
+//! offending value, and the model's own rules (positive densities, known names, indices in
+//! range). Geometry (inverted elements) is the core's to check; it knows the shape functions.
+
+use crate::mesh::GenerateSpec;
+use crate::model::{MeshSource, Model, Part};
+use crate::pointer::Pointer;
+use serde::de::DeserializeOwned;
+use std::collections::BTreeSet;
+
+/// Bad params: where (a JSON pointer into the params) and what.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("{pointer}: {reason}")]
+pub struct InvalidParams {
+    pub pointer: String,
+    pub reason: String,
+}
+
+impl InvalidParams {
+    pub fn new(pointer: &Pointer, reason: impl Into<String>) -> Self {
+        InvalidParams {
+            pointer: pointer.to_string(),
+            reason: reason.into(),
+        }
+    }
+}
+
+/// Parse params into `T`; a wrong type or a missing field names its JSON pointer.
+pub fn parse_params<T: DeserializeOwned>(params: &str) -> Result<T, InvalidParams> {
+    let de = &mut serde_json::Deserializer::from_str(params);
+    serde_path_to_error::deserialize(de).map_err(|e| {
+        let mut pointer = Pointer::root();
+        for seg in e.path().iter() {
+            use serde_path_to_error::Segment;
+            pointer = match seg {
+                Segment::Seq { index } => pointer.at(index),
+                Segment::Map { key } => pointer.at(key),
+                Segment::Enum { variant } => pointer.at(variant),
+                Segment::Unknown => pointer,
+            };
+        }
+        InvalidParams {
+            pointer: pointer.to_string(),
+            reason: e.inner().to_string(),
+        }
+    })
+}
+
+fn finite(p: &Pointer, v: f64) -> Result<(), InvalidParams> {
+    if v.is_finite() {
+        Ok(())
+    } else {
+        Err(InvalidParams::new(p, format!("{v} is not a finite number")))
+    }
+}
+
+fn positive(p: &Pointer, v: f64, what: &str) -> Result<(), InvalidParams> {
+    finite(p, v)?;
+    if v > 0.0 {
+        Ok(())
+    } else {
+        Err(InvalidParams::new(p, format!("{what} must be positive, got {v}")))
+    }
+}
+
+fn unique<'a>(
+    base: &Pointer,
+    names: impl Iterator<Item = &'a str>,
+    what: &str,
+) -> Result<(), InvalidParams> {
+    let mut seen = BTreeSet::new();
+    for (i, name) in names.enumerate() {
+        let p = base.at(i).at("name");
+        if name.is_empty() {
+            return Err(InvalidParams::new(&p, format!("a {what} needs a name")));
+        }
+        if !seen.insert(name) {
+            return Err(InvalidParams::new(
+                &p,
+                format!("the {what} name '{name}' is used twice"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Check a model whose params pointer is `base` (e.g. `/model`).
+pub fn validate_model(model: &Model, base: &Pointer) -> Result<(), InvalidParams> {
+    let mats = base.at("materials");
+    if model.materials.is_empty() {
+        return Err(InvalidParams::new(&mats, "a model needs at least one material"));
+    }
+    unique(&mats, model.materials.iter().map(|m| m.name.as_str()), "material")?;
+    for (i, m) in model.materials.iter().enumerate() {
+        let p = mats.at(i);
+        positive(&p.at("E"), m.youngs_modulus, "Young's modulus")?;
+        positive(&p.at("rho"), m.rho, "the density")?;
+        finite(&p.at("nu"), m.nu)?;
+        if !(m.nu > -1.0 && m.nu < 0.5) {
+            return Err(InvalidParams::new(
+                &p.at("nu"),
+                format!("Poisson's ratio must lie in (-1, 0.5), got {}", m.nu),
+            ));
+        }
+    }
+
+    let parts = base.at("parts");
+    if model.parts.is_empty() {
+        return Err(InvalidParams::new(&parts, "a model needs at least one part"));
+    }
+    unique(&parts, model.parts.iter().map(|p| p.name.as_str()), "part")?;
+    for (i, part) in model.parts.iter().enumerate() {
+        let p = parts.at(i);
+        if !model.materials.iter().any(|m| m.name == part.material) {
+            return Err(InvalidParams::new(
+                &p.at("material"),
+                format!("no material is named '{}'", part.material),
+            ));
+        }
+        validate_mesh_source(&part.mesh, &p.at("mesh"))?;
+    }
+
+    let find_part = |p: &Pointer, name: &str| -> Result<&Part, InvalidParams> {
+        model
+            .parts
+            .iter()
+            .find(|part| part.name == name)
+            .ok_or_else(|| InvalidParams::new(p, format!("no part is named '{name}'")))
+    };
+
+    for (i, iv) in model.initial_velocities.iter().enumerate() {
+        let p = base.at("initial_velocities").at(i);
+        let part = find_part(&p.at("part"), &iv.part)?;
+        if let Some(set) = &iv.set {
+            check_node_set(part, set, &p.at("set"))?;
+        }
+        for (k, v) in iv.velocity.iter().enumerate() {
+            finite(&p.at("velocity").at(k), *v)?;
+        }
+    }
+
+    for (i, bc) in model.boundary_conditions.iter().enumerate() {
+        let p = base.at("boundary_conditions").at(i);
+        let part = find_part(&p.at("part"), &bc.part)?;
+        check_node_set(part, &bc.set, &p.at("set"))?;
+        if bc.fixed.is_empty() {
+            return Err(InvalidParams::new(
+                &p.at("fixed"),
+                "name at least one degree of freedom (x, y, z)",
+            ));
+        }
+    }
+
+    let contacts = base.at("contacts");
+    unique(&contacts, model.contacts.iter().map(|c| c.name.as_str()), "contact")?;
+    for (i, c) in model.contacts.iter().enumerate() {
+        let p = contacts.at(i);
+        for (key, r) in [("secondary", &c.secondary), ("main", &c.main)] {
+            let part = find_part(&p.at(key).at("part"), &r.part)?;
+            check_face_set(part, &r.set, &p.at(key).at("set"))?;
+        }
+        positive(&p.at("penalty_scale"), c.penalty_scale, "the penalty scale")?;
+    }
+
+    let steps = base.at("steps");
+    if model.steps.is_empty() {
+        return Err(InvalidParams::new(&steps, "a model needs at least one step"));
+    }
+    unique(&steps, model.steps.iter().map(|s| s.name.as_str()), "step")?;
+    for (i, s) in model.steps.iter().enumerate() {
+        let p = steps.at(i);
+        positive(&p.at("duration"), s.duration, "a step's duration")?;
+        positive(&p.at("output_interval"), s.output_interval, "the output interval")?;
+    }
+
+    let c = &model.controls;
+    let p = base.at("controls");
+    positive(&p.at("time_step_scale"), c.time_step_scale, "the time-step scale")?;
+    if c.time_step_scale > 1.0 {
+        return Err(InvalidParams::new(
+            &p.at("time_step_scale"),
+            format!(
+                "the time-step scale must not exceed 1 (the stability limit), got {}",
+                c.time_step_scale
+            ),
+        ));
+    }
+    for (key, v) in [
+        ("linear", c.bulk_viscosity.linear),
+        ("quadratic", c.bulk_viscosity.quadratic),
+    ] {
+        let q = p.at("bulk_viscosity").at(key);
+        finite(&q, v)?;
+        if v < 0.0 {
+            return Err(InvalidParams::new(&q, "a bulk viscosity coefficient cannot be negative"));
+        }
+    }
+    let hg = p.at("hourglass").at("coefficient");
+    finite(&hg, c.hourglass.coefficient)?;
+    if c.hourglass.coefficient < 0.0 {
+        return Err(InvalidParams::new(&hg, "the hourglass coefficient cannot be negative"));
+    }
+    if c.max_increments == 0 {
+        return Err(InvalidParams::new(&p.at("max_increments"), "must be at least 1"));
+    }
+    Ok(())
+}
+
+/// Check the parameters of a generator.
+pub fn validate_generate(spec: &GenerateSpec, p: &Pointer) -> Result<(), InvalidParams> {
+    match spec {
+        GenerateSpec::Block(b) => {
+            for k in 0..3 {
+                finite(&p.at("origin").at(k), b.origin[k])?;
+                positive(&p.at("size").at(k), b.size[k], "a block's edge length")?;
+            }
+            for (key, n) in [("nx", b.nx), ("ny", b.ny), ("nz", b.nz)] {
+                if n == 0 {
+                    return Err(InvalidParams::new(&p.at(key), "must be at least 1"));
+                }
+            }
+            let count = u64::from(b.nx) * u64::from(b.ny) * u64::from(b.nz);
+            if count > MAX_GENERATED_ELEMENTS {
+                return Err(InvalidParams::new(
+                    p,
+                    format!("{count} elements is more than the {MAX_GENERATED_ELEMENTS} a generator builds"),
+                ));
+            }
+            Ok(())
+        }
+    }
+}
+
+/// The most elements one generator call builds (about 1 GiB of solve state).
+pub const MAX_GENERATED_ELEMENTS: u64 = 2_000_000;
+
+fn validate_mesh_source(mesh: &MeshSource, p: &Pointer) -> Result<(), InvalidParams> {
+    if let Some(spec) = &mesh.generate {
+        if mesh.nodes.is_some() || mesh.elements.is_some() {
+            return Err(InvalidParams::new(
+                p,
+                "give either 'generate' or 'nodes' and 'elements', not both",
+            ));
+        }
+        if !mesh.node_sets.is_empty() || !mesh.face_sets.is_empty() {
+            return Err(InvalidParams::new(
+                p,
+                "a generated mesh names its own sets; drop 'node_sets' and 'face_sets'",
+            ));
+        }
+        return validate_generate(spec, &p.at("generate"));
+    }
+    let nodes = mesh
+        .nodes
+        .as_ref()
+        .ok_or_else(|| InvalidParams::new(&p.at("nodes"), "a mesh needs 'nodes' (or 'generate')"))?;
+    let elements = mesh.elements.as_ref().ok_or_else(|| {
+        InvalidParams::new(&p.at("elements"), "a mesh needs 'elements' (or 'generate')")
+    })?;
+    if nodes.is_empty() {
+        return Err(InvalidParams::new(&p.at("nodes"), "a mesh needs at least one node"));
+    }
+    if elements.is_empty() {
+        return Err(InvalidParams::new(&p.at("elements"), "a mesh needs at least one element"));
+    }
+    for (i, x) in nodes.iter().enumerate() {
+        for (k, v) in x.iter().enumerate() {
+            finite(&p.at("nodes").at(i).at(k), *v)?;
+        }
+    }
+    let n = nodes.len() as u64;
+    for (e, conn) in elements.iter().enumerate() {
+        for (k, &id) in conn.iter().enumerate() {
+            if u64::from(id) >= n {
+                return Err(InvalidParams::new(
+                    &p.at("elements").at(e).at(k),
+                    format!("node {id} does not exist (the mesh has {n} nodes)"),
+                ));
+            }
+        }
+        let distinct: BTreeSet<u32> = conn.iter().copied().collect();
+        if distinct.len() != 8 {
+            return Err(InvalidParams::new(
+                &p.at("elements").at(e),
+                "a hex8 needs eight distinct nodes (degenerate element)",
+            ));
+        }
+    }
+    for (name, ids) in &mesh.node_sets {
+        let q = p.at("node_sets").at(name);
+        if ids.is_empty() {
+            return Err(InvalidParams::new(&q, "a node set cannot be empty"));
+        }
+        for (i, &id) in ids.iter().enumerate() {
+            if u64::from(id) >= n {
+                return Err(InvalidParams::new(
+                    &q.at(i),
+                    format!("node {id} does not exist (the mesh has {n} nodes)"),
+                ));
+            }
+        }
+    }
+    let ne = elements.len() as u64;
+    for (name, faces) in &mesh.face_sets {
+        let q = p.at("face_sets").at(name);
+        if faces.is_empty() {
+            return Err(InvalidParams::new(&q, "a face set cannot be empty"));
+        }
+        for (i, &[e, f]) in faces.iter().enumerate() {
+            if u64::from(e) >= ne {
+                return Err(InvalidParams::new(
+                    &q.at(i).at(0),
+                    format!("element {e} does not exist (the mesh has {ne} elements)"),
+                ));
+            }
+            if f >= 6 {
+                return Err(InvalidParams::new(
+                    &q.at(i).at(1),
+                    format!("a hex8 has faces 0 to 5, got {f}"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check_node_set(part: &Part, set: &str, p: &Pointer) -> Result<(), InvalidParams> {
+    let known = match &part.mesh.generate {
+        Some(spec) => spec.node_set_names().contains(&set),
+        None => part.mesh.node_sets.contains_key(set),
+    };
+    if known {
+        Ok(())
+    } else {
+        Err(InvalidParams::new(
+            p,
+            format!("part '{}' has no node set '{set}'", part.name),
+        ))
+    }
+}
+
+fn check_face_set(part: &Part, set: &str, p: &Pointer) -> Result<(), InvalidParams> {
+    let known = match &part.mesh.generate {
+        Some(spec) => spec.face_set_names().contains(&set),
+        None => part.mesh.face_sets.contains_key(set),
+    };
+    if known {
+        Ok(())
+    } else {
+        Err(InvalidParams::new(
+            p,
+            format!("part '{}' has no face set '{set}'", part.name),
+        ))
+    }
+}

@@ -1,0 +1,1 @@
+//! End-to-end test support: locating and starting the real binaries.
