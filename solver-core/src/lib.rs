@@ -3,8 +3,13 @@
 //! increment, the energy balance, stored frames and probes. Plain Rust and rayon: no
 //! async, no JSON-RPC, no logging setup.
 
+pub mod assembly;
+pub mod contact;
 pub mod error;
+pub mod explicit;
 pub mod generate;
+pub mod hex8;
+pub mod material;
 pub mod solution;
 
 pub use error::{ProbeError, SolveError};
@@ -25,10 +30,5 @@ pub struct SolveOptions {
 /// Run a validated model (see `impact_protocol::validate_model`) on the current rayon
 /// pool. The result is bit-identical on any number of threads.
 pub fn solve(model: &Model, options: &SolveOptions) -> Result<Solution, SolveError> {
-    let _ = (model, options);
-    Err(SolveError::Failed {
-        element: None,
-        time: 0.0,
-        reason: "the solver is being written".into(),
-    })
+    explicit::run(model, options)
 }

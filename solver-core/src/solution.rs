@@ -1,32 +1,265 @@
-//! A finished solve: its summary, the stored frames, and the probe that reads them.
+//! A finished solve: its summary, the stored frames and histories, and the probe that
+//! reads them. Nothing here re-solves: a probe interpolates between stored frames.
 
+use crate::assembly::Assembly;
 use crate::error::ProbeError;
-use impact_protocol::{ProbeParams, ProbeResult, SolveSummary};
+use impact_protocol::{
+    EnergySummary, InvalidParams, Pointer, ProbeField, ProbeParams, ProbeResult, ProbedNode,
+    SolveSummary,
+};
+
+/// The nodal fields at one instant.
+#[derive(Clone, Debug)]
+pub struct Frame {
+    pub time: f64,
+    pub displacement: Vec<[f64; 3]>,
+    pub velocity: Vec<[f64; 3]>,
+}
+
+impl Frame {
+    pub fn capture(time: f64, x: &[[f64; 3]], reference: &[[f64; 3]], v: &[[f64; 3]]) -> Self {
+        Frame {
+            time,
+            displacement: x
+                .iter()
+                .zip(reference.iter())
+                .map(|(x, r)| [x[0] - r[0], x[1] - r[1], x[2] - r[2]])
+                .collect(),
+            velocity: v.to_vec(),
+        }
+    }
+
+    fn bytes(&self) -> usize {
+        (self.displacement.len() + self.velocity.len()) * std::mem::size_of::<[f64; 3]>()
+    }
+}
+
+/// Where a step starts and ends, and its last frame (the one at its end).
+#[derive(Clone, Debug)]
+pub struct StepSpan {
+    pub name: String,
+    pub start: f64,
+    pub end: f64,
+    pub last_frame: usize,
+}
+
+/// Every increment's contact forces, and the energy terms at every output.
+#[derive(Clone, Debug, Default)]
+pub struct History {
+    pub contact_count: usize,
+    pub times: Vec<f64>,
+    /// `contact_count` values per entry of `times`.
+    pub contact_forces: Vec<f64>,
+    pub energy_times: Vec<f64>,
+    pub energies: Vec<EnergySummary>,
+}
+
+impl History {
+    pub fn new(contact_count: usize) -> Self {
+        History {
+            contact_count,
+            ..History::default()
+        }
+    }
+
+    pub fn push(&mut self, time: f64, contact_forces: &[f64]) {
+        if self.contact_count > 0 {
+            self.times.push(time);
+            self.contact_forces.extend_from_slice(contact_forces);
+        }
+    }
+
+    pub fn push_energy(&mut self, time: f64, energy: &EnergySummary) {
+        self.energy_times.push(time);
+        self.energies.push(energy.clone());
+    }
+}
 
 /// Everything a solve leaves behind; the server caches it and answers probes from it.
 #[derive(Clone, Debug)]
 pub struct Solution {
     summary: SolveSummary,
+    assembly: Assembly,
+    frames: Vec<Frame>,
+    spans: Vec<StepSpan>,
+    history: History,
 }
 
 impl Solution {
+    pub(crate) fn new(
+        summary: SolveSummary,
+        assembly: Assembly,
+        frames: Vec<Frame>,
+        spans: Vec<StepSpan>,
+        history: History,
+    ) -> Self {
+        Solution {
+            summary,
+            assembly,
+            frames,
+            spans,
+            history,
+        }
+    }
+
     /// The summary; `job` is empty, for the server to fill in.
     pub fn summary(&self) -> &SolveSummary {
         &self.summary
     }
 
-    /// The nodes nearest the asked points (reference configuration) or the given node ids,
-    /// at the end of a step or at a time within it.
-    pub fn probe(&self, params: &ProbeParams) -> Result<ProbeResult, ProbeError> {
-        let _ = params;
-        Err(ProbeError::UnknownStep {
-            step: String::new(),
-            known: vec![],
-        })
+    pub fn history(&self) -> &History {
+        &self.history
+    }
+
+    pub fn frames(&self) -> &[Frame] {
+        &self.frames
     }
 
     /// Approximate bytes this solution holds, for a cache's weigher.
     pub fn approximate_bytes(&self) -> usize {
-        std::mem::size_of::<Self>()
+        let frames: usize = self.frames.iter().map(Frame::bytes).sum();
+        let history = 8 * (self.history.times.len() + self.history.contact_forces.len())
+            + self.history.energies.len() * std::mem::size_of::<EnergySummary>();
+        let asm = self.assembly.reference.len() * 64 + self.assembly.connectivity.len() * 40;
+        std::mem::size_of::<Self>() + frames + history + asm
+    }
+
+    /// The nodes nearest the asked points (reference configuration) or the given node ids,
+    /// at the end of a step or at a time within it. Pointers in errors are into the params.
+    pub fn probe(&self, params: &ProbeParams) -> Result<ProbeResult, ProbeError> {
+        let root = Pointer::root();
+        let span = match &params.step {
+            Some(name) => self.spans.iter().find(|s| &s.name == name).ok_or_else(|| {
+                ProbeError::UnknownStep {
+                    step: name.clone(),
+                    known: self.spans.iter().map(|s| s.name.clone()).collect(),
+                }
+            })?,
+            None => self.spans.last().ok_or_else(|| ProbeError::UnknownStep {
+                step: String::new(),
+                known: Vec::new(),
+            })?,
+        };
+        if params.at.is_empty() && params.nodes.is_empty() {
+            return Err(ProbeError::Invalid(InvalidParams::new(
+                &root.at("at"),
+                "name points in 'at' or node ids in 'nodes'",
+            )));
+        }
+        let time = params.time.unwrap_or(span.end);
+        if !time.is_finite() || time < span.start || time > span.end {
+            return Err(ProbeError::Invalid(InvalidParams::new(
+                &root.at("time"),
+                format!(
+                    "step '{}' runs from t = {} to t = {}; {time} is outside it",
+                    span.name, span.start, span.end
+                ),
+            )));
+        }
+        // The frames around the time: the step's end frame, or the pair that brackets it.
+        let (lo, hi, w) = if params.time.is_none() {
+            (span.last_frame, span.last_frame, 0.0)
+        } else {
+            let hi = self.frames[..=span.last_frame]
+                .partition_point(|f| f.time < time)
+                .min(span.last_frame);
+            let lo = hi.saturating_sub(1);
+            let (t0, t1) = (self.frames[lo].time, self.frames[hi].time);
+            let w = if t1 > t0 {
+                (time - t0) / (t1 - t0)
+            } else {
+                0.0
+            };
+            if w <= 0.0 {
+                (hi, hi, 0.0)
+            } else {
+                (lo, hi, w)
+            }
+        };
+        let fields = params.fields.clone().unwrap_or_else(|| {
+            vec![
+                ProbeField::Velocity,
+                ProbeField::Displacement,
+                ProbeField::Position,
+            ]
+        });
+        let want = |f: ProbeField| fields.contains(&f);
+
+        let mut picks: Vec<(u32, f64)> = Vec::with_capacity(params.at.len() + params.nodes.len());
+        for (i, p) in params.at.iter().enumerate() {
+            if p.iter().any(|c| !c.is_finite()) {
+                return Err(ProbeError::Invalid(InvalidParams::new(
+                    &root.at("at").at(i),
+                    "a point needs three finite coordinates",
+                )));
+            }
+            picks.push(self.nearest_node(*p));
+        }
+        let count = self.assembly.reference.len() as u64;
+        for (i, &id) in params.nodes.iter().enumerate() {
+            if u64::from(id) >= count {
+                return Err(ProbeError::Invalid(InvalidParams::new(
+                    &root.at("nodes").at(i),
+                    format!("node {id} does not exist (the model has {count} nodes)"),
+                )));
+            }
+            picks.push((id, 0.0));
+        }
+
+        let lerp = |a: [f64; 3], b: [f64; 3]| {
+            [
+                a[0] + w * (b[0] - a[0]),
+                a[1] + w * (b[1] - a[1]),
+                a[2] + w * (b[2] - a[2]),
+            ]
+        };
+        let (f0, f1) = (&self.frames[lo], &self.frames[hi]);
+        let nodes = picks
+            .into_iter()
+            .map(|(id, distance)| {
+                let n = id as usize;
+                let reference = self.assembly.reference[n];
+                let (part, local) = self
+                    .assembly
+                    .locate_node(id)
+                    .map(|(p, l)| (p.name.clone(), l))
+                    .unwrap_or_default();
+                let u = lerp(f0.displacement[n], f1.displacement[n]);
+                ProbedNode {
+                    id,
+                    part,
+                    local,
+                    reference,
+                    distance,
+                    velocity: want(ProbeField::Velocity)
+                        .then(|| lerp(f0.velocity[n], f1.velocity[n])),
+                    displacement: want(ProbeField::Displacement).then_some(u),
+                    position: want(ProbeField::Position).then(|| {
+                        [
+                            reference[0] + u[0],
+                            reference[1] + u[1],
+                            reference[2] + u[2],
+                        ]
+                    }),
+                }
+            })
+            .collect();
+        Ok(ProbeResult {
+            step: span.name.clone(),
+            time,
+            nodes,
+        })
+    }
+
+    /// The node nearest a point in the reference configuration (the lowest id on ties).
+    fn nearest_node(&self, p: [f64; 3]) -> (u32, f64) {
+        let mut best = (0u32, f64::INFINITY);
+        for (i, r) in self.assembly.reference.iter().enumerate() {
+            let d = (r[0] - p[0]).powi(2) + (r[1] - p[1]).powi(2) + (r[2] - p[2]).powi(2);
+            if d < best.1 {
+                best = (i as u32, d);
+            }
+        }
+        (best.0, best.1.sqrt())
     }
 }

@@ -1,0 +1,258 @@
+//! From the model to the solver's arrays: parts' meshes (inline or generated) numbered one
+//! after another, lumped masses, initial velocities, fixed degrees of freedom, contact
+//! surfaces, and the node-to-element table that makes the force assembly deterministic.
+//! Shape checks (inverted or degenerate elements) happen here, with the model's pointer.
+
+use crate::generate::generate;
+use crate::hex8::{jacobian_det_at, NODE_SIGNS};
+use crate::material::Elastic;
+use impact_protocol::{InvalidParams, Mesh, Model, Pointer, HEX8_FACES};
+
+/// Where a part's nodes and elements sit in the global arrays.
+#[derive(Clone, Debug)]
+pub struct PartRange {
+    pub name: String,
+    pub node_offset: u32,
+    pub node_count: u32,
+    pub element_offset: u32,
+    pub element_count: u32,
+}
+
+/// A contact surface: its faces with global node ids (outward order) and its nodes.
+#[derive(Clone, Debug, Default)]
+pub struct Surface {
+    pub faces: Vec<[u32; 4]>,
+    /// `[global element, local face]` of each face, for reports.
+    pub face_ids: Vec<[u32; 2]>,
+    /// The surface's nodes, ascending.
+    pub nodes: Vec<u32>,
+}
+
+#[derive(Clone, Debug)]
+pub struct ContactPair {
+    pub name: String,
+    pub secondary: Surface,
+    pub main: Surface,
+    pub penalty_scale: f64,
+}
+
+/// The model as flat arrays, ready for the integrator.
+#[derive(Clone, Debug)]
+pub struct Assembly {
+    pub parts: Vec<PartRange>,
+    pub reference: Vec<[f64; 3]>,
+    pub connectivity: Vec<[u32; 8]>,
+    pub element_material: Vec<u32>,
+    pub materials: Vec<Elastic>,
+    pub mass: Vec<f64>,
+    pub fixed: Vec<[bool; 3]>,
+    pub initial_velocity: Vec<[f64; 3]>,
+    /// For node n, `node_slots[node_slot_start[n]..node_slot_start[n + 1]]` lists
+    /// `8 * element + local` of every element corner at n, ascending.
+    pub node_slot_start: Vec<u32>,
+    pub node_slots: Vec<u32>,
+    pub contacts: Vec<ContactPair>,
+}
+
+impl Assembly {
+    /// The part that owns a global node, and the node's index within it.
+    pub fn locate_node(&self, node: u32) -> Option<(&PartRange, u32)> {
+        self.parts
+            .iter()
+            .find(|p| node >= p.node_offset && node < p.node_offset + p.node_count)
+            .map(|p| (p, node - p.node_offset))
+    }
+}
+
+/// Build the assembly of a validated model. Errors point into the model (`/parts/0/...`).
+pub fn assemble(model: &Model) -> Result<Assembly, InvalidParams> {
+    let root = Pointer::root();
+    let meshes: Vec<Mesh> = model
+        .parts
+        .iter()
+        .map(|p| match &p.mesh.generate {
+            Some(spec) => generate(spec),
+            None => p.mesh.inline().unwrap_or_default(),
+        })
+        .collect();
+
+    let materials: Vec<Elastic> = model.materials.iter().map(Elastic::new).collect();
+    let mut asm = Assembly {
+        parts: Vec::new(),
+        reference: Vec::new(),
+        connectivity: Vec::new(),
+        element_material: Vec::new(),
+        materials,
+        mass: Vec::new(),
+        fixed: Vec::new(),
+        initial_velocity: Vec::new(),
+        node_slot_start: Vec::new(),
+        node_slots: Vec::new(),
+        contacts: Vec::new(),
+    };
+
+    for (pi, (part, mesh)) in model.parts.iter().zip(meshes.iter()).enumerate() {
+        let node_offset = asm.reference.len() as u32;
+        let element_offset = asm.connectivity.len() as u32;
+        let mat = model
+            .materials
+            .iter()
+            .position(|m| m.name == part.material)
+            .ok_or_else(|| {
+                InvalidParams::new(&root.at("parts").at(pi).at("material"), "unknown material")
+            })?;
+        asm.reference.extend_from_slice(&mesh.nodes);
+        for (e, conn) in mesh.elements.iter().enumerate() {
+            let x = conn.map(|n| mesh.nodes[n as usize]);
+            let where_ = match &part.mesh.generate {
+                Some(_) => root.at("parts").at(pi).at("mesh").at("generate"),
+                None => root.at("parts").at(pi).at("mesh").at("elements").at(e),
+            };
+            let centre = jacobian_det_at(&x, [0.0; 3]);
+            if !(centre > 0.0) {
+                return Err(InvalidParams::new(
+                    &where_,
+                    format!(
+                        "element {e} of part '{}' is inverted or degenerate (det J = {centre:e} at its centre): number its nodes counter-clockwise at the bottom, then the top",
+                        part.name
+                    ),
+                ));
+            }
+            for (k, s) in NODE_SIGNS.iter().enumerate() {
+                let det = jacobian_det_at(&x, *s);
+                if !(det > 0.0) {
+                    return Err(InvalidParams::new(
+                        &where_,
+                        format!(
+                            "element {e} of part '{}' is too distorted: det J = {det:e} at its corner {k}",
+                            part.name
+                        ),
+                    ));
+                }
+            }
+            asm.connectivity.push(conn.map(|n| n + node_offset));
+            asm.element_material.push(mat as u32);
+        }
+        asm.parts.push(PartRange {
+            name: part.name.clone(),
+            node_offset,
+            node_count: mesh.nodes.len() as u32,
+            element_offset,
+            element_count: mesh.elements.len() as u32,
+        });
+    }
+
+    let n = asm.reference.len();
+    asm.mass = vec![0.0; n];
+    asm.fixed = vec![[false; 3]; n];
+    asm.initial_velocity = vec![[0.0; 3]; n];
+    for (e, conn) in asm.connectivity.iter().enumerate() {
+        let x = conn.map(|i| asm.reference[i as usize]);
+        let volume = 8.0 * jacobian_det_at(&x, [0.0; 3]);
+        let rho = asm.materials[asm.element_material[e] as usize].rho;
+        for &i in conn {
+            asm.mass[i as usize] += rho * volume / 8.0;
+        }
+    }
+
+    // Node-to-corner table, built by counting so each node's slots come out ascending.
+    let mut count = vec![0u32; n + 1];
+    for conn in &asm.connectivity {
+        for &i in conn {
+            count[i as usize + 1] += 1;
+        }
+    }
+    for i in 0..n {
+        count[i + 1] += count[i];
+    }
+    let mut fill = count.clone();
+    asm.node_slots = vec![0; count[n] as usize];
+    for (e, conn) in asm.connectivity.iter().enumerate() {
+        for (l, &i) in conn.iter().enumerate() {
+            asm.node_slots[fill[i as usize] as usize] = (8 * e + l) as u32;
+            fill[i as usize] += 1;
+        }
+    }
+    asm.node_slot_start = count;
+
+    let node_set = |part: usize, set: &str| -> Vec<u32> {
+        let offset = asm.parts[part].node_offset;
+        meshes[part]
+            .node_sets
+            .get(set)
+            .map(|ids| ids.iter().map(|&i| i + offset).collect())
+            .unwrap_or_default()
+    };
+    let part_index = |name: &str| model.parts.iter().position(|p| p.name == name);
+
+    for (i, iv) in model.initial_velocities.iter().enumerate() {
+        let pi = part_index(&iv.part).ok_or_else(|| {
+            InvalidParams::new(
+                &root.at("initial_velocities").at(i).at("part"),
+                "unknown part",
+            )
+        })?;
+        let nodes: Vec<u32> = match &iv.set {
+            Some(set) => node_set(pi, set),
+            None => {
+                let p = &asm.parts[pi];
+                (p.node_offset..p.node_offset + p.node_count).collect()
+            }
+        };
+        for node in nodes {
+            asm.initial_velocity[node as usize] = iv.velocity;
+        }
+    }
+    for (i, bc) in model.boundary_conditions.iter().enumerate() {
+        let pi = part_index(&bc.part).ok_or_else(|| {
+            InvalidParams::new(
+                &root.at("boundary_conditions").at(i).at("part"),
+                "unknown part",
+            )
+        })?;
+        for node in node_set(pi, &bc.set) {
+            for dof in &bc.fixed {
+                asm.fixed[node as usize][dof.index()] = true;
+                asm.initial_velocity[node as usize][dof.index()] = 0.0;
+            }
+        }
+    }
+
+    for (ci, c) in model.contacts.iter().enumerate() {
+        let p = root.at("contacts").at(ci);
+        let surface = |key: &str, r: &impact_protocol::SetRef| -> Result<Surface, InvalidParams> {
+            let pi = part_index(&r.part)
+                .ok_or_else(|| InvalidParams::new(&p.at(key).at("part"), "unknown part"))?;
+            let faces = meshes[pi]
+                .face_sets
+                .get(&r.set)
+                .ok_or_else(|| InvalidParams::new(&p.at(key).at("set"), "unknown face set"))?;
+            let (noff, eoff) = (asm.parts[pi].node_offset, asm.parts[pi].element_offset);
+            let mut s = Surface::default();
+            for &[e, f] in faces {
+                let conn = &meshes[pi].elements[e as usize];
+                s.faces.push(HEX8_FACES[f as usize].map(|l| conn[l] + noff));
+                s.face_ids.push([e + eoff, f]);
+            }
+            s.nodes = s.faces.iter().flatten().copied().collect();
+            s.nodes.sort_unstable();
+            s.nodes.dedup();
+            Ok(s)
+        };
+        let secondary = surface("secondary", &c.secondary)?;
+        let main = surface("main", &c.main)?;
+        asm.contacts.push(ContactPair {
+            name: c.name.clone(),
+            secondary,
+            main,
+            penalty_scale: c.penalty_scale,
+        });
+    }
+    if !model.contacts.is_empty() && model.controls.time_step_scale > 0.95 {
+        return Err(InvalidParams::new(
+            &root.at("controls").at("time_step_scale"),
+            "contact needs room below the stability limit for its penalty: use a time-step scale of at most 0.95",
+        ));
+    }
+    Ok(asm)
+}

@@ -1,0 +1,340 @@
+//! Central-difference time integration (in its velocity-Verlet form, so full-step
+//! velocities come out for output): the stable increment, the element loop in parallel
+//! into private buffers, the node-ordered assembly, contact, the steps, frames and the
+//! energy balance. Same bits on any thread count: every sum runs in a fixed order.
+
+use crate::assembly::{assemble, Assembly};
+use crate::contact::Contacts;
+use crate::error::SolveError;
+use crate::hex8::{self, ElementControls, ElementUpdate};
+use crate::solution::{Frame, History, Solution, StepSpan};
+use crate::SolveOptions;
+use impact_protocol::{EnergySummary, Model, SolveSummary, StepReport};
+use rayon::prelude::*;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+/// Per-element state, one array per field.
+struct Elements {
+    stress: Vec<[f64; 6]>,
+    internal: Vec<f64>,
+    viscous: Vec<f64>,
+    hourglass: Vec<f64>,
+    critical: Vec<f64>,
+    volume: Vec<f64>,
+    forces: Vec<[[f64; 3]; 8]>,
+}
+
+/// Per-node state, one array per field.
+struct Nodes {
+    x: Vec<[f64; 3]>,
+    v: Vec<[f64; 3]>,
+    a: Vec<[f64; 3]>,
+    f: Vec<[f64; 3]>,
+}
+
+pub fn run(model: &Model, options: &SolveOptions) -> Result<Solution, SolveError> {
+    let started = Instant::now();
+    let asm = assemble(model)?;
+    let ctl = ElementControls {
+        bulk_linear: model.controls.bulk_viscosity.linear,
+        bulk_quadratic: model.controls.bulk_viscosity.quadratic,
+        hourglass: model.controls.hourglass.coefficient,
+    };
+    let scale = model.controls.time_step_scale;
+    let ne = asm.connectivity.len();
+    let nn = asm.reference.len();
+    let mut el = Elements {
+        stress: vec![[0.0; 6]; ne],
+        internal: vec![0.0; ne],
+        viscous: vec![0.0; ne],
+        hourglass: vec![0.0; ne],
+        critical: vec![0.0; ne],
+        volume: vec![0.0; ne],
+        forces: vec![[[0.0; 3]; 8]; ne],
+    };
+    let mut nodes = Nodes {
+        x: asm.reference.clone(),
+        v: asm.initial_velocity.clone(),
+        a: vec![[0.0; 3]; nn],
+        f: vec![[0.0; 3]; nn],
+    };
+    el.critical
+        .par_iter_mut()
+        .zip(asm.connectivity.par_iter())
+        .zip(asm.element_material.par_iter())
+        .for_each(|((c, conn), &m)| {
+            let x = conn.map(|i| asm.reference[i as usize]);
+            *c = hex8::critical_increment_at_rest(&x, &asm.materials[m as usize], &ctl);
+        });
+    let (mut critical, _) = smallest(&el.critical);
+    let initial_increment = scale * critical;
+    let mut contacts = Contacts::new(asm.contacts.clone(), nn, scale);
+
+    let kinetic = |v: &[[f64; 3]]| -> f64 {
+        v.iter()
+            .zip(asm.mass.iter())
+            .map(|(v, m)| 0.5 * m * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]))
+            .sum()
+    };
+    let initial_energy = kinetic(&nodes.v);
+
+    let mut frames = vec![Frame::capture(0.0, &nodes.x, &asm.reference, &nodes.v)];
+    let mut history = History::new(asm.contacts.len());
+    let mut spans = Vec::new();
+    let mut step_reports = Vec::new();
+    let mut time = 0.0_f64;
+    let mut total_increments = 0u64;
+
+    for step in &model.steps {
+        let start = time;
+        let end = start + step.duration;
+        let mut next_output = start + step.output_interval;
+        let mut increments = 0u64;
+        while time < end {
+            if let Some(cancel) = &options.cancel {
+                if cancel.load(Ordering::Relaxed) {
+                    return Err(SolveError::Cancelled { time });
+                }
+            }
+            if total_increments >= model.controls.max_increments {
+                return Err(SolveError::Failed {
+                    element: None,
+                    time,
+                    reason: format!(
+                        "the solve reached its cap of {} increments (controls.max_increments) before the end of step '{}'",
+                        model.controls.max_increments, step.name
+                    ),
+                });
+            }
+            let mut dt = scale * critical;
+            // Land on the step's end exactly, and never leave a sliver of an increment.
+            if time + 1.5 * dt >= end {
+                dt = if time + dt >= end {
+                    end - time
+                } else {
+                    0.5 * (end - time)
+                };
+            }
+            advance(
+                &asm,
+                &ctl,
+                &mut el,
+                &mut nodes,
+                &mut contacts,
+                dt,
+                time + dt,
+            );
+            time = if dt == end - time { end } else { time + dt };
+            increments += 1;
+            total_increments += 1;
+            history.push(time, contacts.last_forces());
+
+            if let Some(e) = el.volume.iter().position(|&v| !(v > 0.0)) {
+                return Err(SolveError::Failed {
+                    element: Some(e as u32),
+                    time,
+                    reason: "negative volume: the element inverted; likely causes: a penalty or a load too large for the mesh, excessive hourglassing, or a time-step scale too large".into(),
+                });
+            }
+            let (c, _) = smallest(&el.critical);
+            critical = c;
+            if time >= next_output || time >= end {
+                frames.push(Frame::capture(time, &nodes.x, &asm.reference, &nodes.v));
+                while next_output <= time {
+                    next_output += step.output_interval;
+                }
+                let energy = energy_summary(&el, &nodes, &contacts, initial_energy, &kinetic);
+                if !energy.balance_error.is_finite()
+                    || (initial_energy > 0.0 && energy.balance_error.abs() > 1.0)
+                {
+                    let (_, e) = largest_internal(&el);
+                    return Err(SolveError::Failed {
+                        element: Some(e as u32),
+                        time,
+                        reason: format!(
+                            "energy blow-up (balance error {:e}); likely causes: a time-step scale too large, a penalty too stiff, or a distorted element",
+                            energy.balance_error
+                        ),
+                    });
+                }
+                history.push_energy(time, &energy);
+            }
+        }
+        spans.push(StepSpan {
+            name: step.name.clone(),
+            start,
+            end: time,
+            last_frame: frames.len() - 1,
+        });
+        step_reports.push(StepReport {
+            name: step.name.clone(),
+            end_time: time,
+            increments,
+        });
+    }
+
+    let energy = energy_summary(&el, &nodes, &contacts, initial_energy, &kinetic);
+    let summary = SolveSummary {
+        job: String::new(),
+        energy,
+        contacts: contacts.reports(),
+        steps: step_reports,
+        nodes: nn,
+        elements: ne,
+        initial_increment,
+        wall_seconds: started.elapsed().as_secs_f64(),
+    };
+    Ok(Solution::new(summary, asm, frames, spans, history))
+}
+
+/// One increment of length `dt`, ending at `time`.
+fn advance(
+    asm: &Assembly,
+    ctl: &ElementControls,
+    el: &mut Elements,
+    nodes: &mut Nodes,
+    contacts: &mut Contacts,
+    dt: f64,
+    time: f64,
+) {
+    // v(n+1/2) = v(n) + dt/2 a(n); x(n+1) = x(n) + dt v(n+1/2).
+    nodes
+        .v
+        .par_iter_mut()
+        .zip(nodes.x.par_iter_mut())
+        .zip(nodes.a.par_iter())
+        .zip(asm.fixed.par_iter())
+        .for_each(|(((v, x), a), fixed)| {
+            for k in 0..3 {
+                v[k] = if fixed[k] {
+                    0.0
+                } else {
+                    v[k] + 0.5 * dt * a[k]
+                };
+                x[k] += dt * v[k];
+            }
+        });
+
+    let (x, v) = (&nodes.x, &nodes.v);
+    (
+        el.stress.par_iter_mut(),
+        el.internal.par_iter_mut(),
+        el.viscous.par_iter_mut(),
+        el.hourglass.par_iter_mut(),
+        el.critical.par_iter_mut(),
+        el.volume.par_iter_mut(),
+        el.forces.par_iter_mut(),
+        asm.connectivity.par_iter(),
+        asm.element_material.par_iter(),
+    )
+        .into_par_iter()
+        .for_each(
+            |(stress, internal, viscous, hourglass, critical, volume, forces, conn, &m)| {
+                let xe = conn.map(|i| x[i as usize]);
+                let ve = conn.map(|i| v[i as usize]);
+                let u: ElementUpdate =
+                    hex8::update(&xe, &ve, stress, &asm.materials[m as usize], ctl, dt);
+                *stress = u.stress;
+                *internal += u.internal_work;
+                *viscous += u.viscous_work;
+                *hourglass += u.hourglass_work;
+                *critical = if u.volume > 0.0 {
+                    u.critical_increment
+                } else {
+                    f64::INFINITY
+                };
+                *volume = u.volume;
+                *forces = u.forces;
+            },
+        );
+
+    let forces = &el.forces;
+    nodes.f.par_iter_mut().enumerate().for_each(|(n, f)| {
+        let mut sum = [0.0; 3];
+        for &slot in
+            &asm.node_slots[asm.node_slot_start[n] as usize..asm.node_slot_start[n + 1] as usize]
+        {
+            let c = forces[slot as usize / 8][slot as usize % 8];
+            sum[0] += c[0];
+            sum[1] += c[1];
+            sum[2] += c[2];
+        }
+        *f = sum;
+    });
+
+    contacts.apply(&nodes.x, &nodes.v, &asm.mass, dt, time, &mut nodes.f);
+
+    // a(n+1) = f / m; v(n+1) = v(n+1/2) + dt/2 a(n+1).
+    nodes
+        .a
+        .par_iter_mut()
+        .zip(nodes.v.par_iter_mut())
+        .zip(nodes.f.par_iter())
+        .zip(asm.mass.par_iter())
+        .zip(asm.fixed.par_iter())
+        .for_each(|((((a, v), f), m), fixed)| {
+            for k in 0..3 {
+                a[k] = if fixed[k] { 0.0 } else { f[k] / m };
+                v[k] = if fixed[k] {
+                    0.0
+                } else {
+                    v[k] + 0.5 * dt * a[k]
+                };
+            }
+        });
+}
+
+/// The smallest value and its index (the lowest index on ties): exact, so deterministic.
+fn smallest(values: &[f64]) -> (f64, usize) {
+    values.par_iter().enumerate().map(|(i, &v)| (v, i)).reduce(
+        || (f64::INFINITY, usize::MAX),
+        |a, b| {
+            if b.0 < a.0 || (b.0 == a.0 && b.1 < a.1) {
+                b
+            } else {
+                a
+            }
+        },
+    )
+}
+
+fn largest_internal(el: &Elements) -> (f64, usize) {
+    el.internal.iter().enumerate().fold(
+        (f64::NEG_INFINITY, 0),
+        |a, (i, &v)| if v > a.0 { (v, i) } else { a },
+    )
+}
+
+fn energy_summary(
+    el: &Elements,
+    nodes: &Nodes,
+    contacts: &Contacts,
+    initial: f64,
+    kinetic: &dyn Fn(&[[f64; 3]]) -> f64,
+) -> EnergySummary {
+    // Serial sums in element order: the same bits on any thread count.
+    let internal: f64 = el.internal.iter().sum();
+    let viscous: f64 = el.viscous.iter().sum();
+    let hourglass: f64 = el.hourglass.iter().sum();
+    let kinetic = kinetic(&nodes.v);
+    let contact = contacts.stored_energy();
+    let external_work = 0.0;
+    let total = kinetic + internal + hourglass + viscous + contact;
+    let reference = initial + external_work;
+    EnergySummary {
+        kinetic,
+        internal,
+        hourglass,
+        viscous,
+        contact,
+        friction: 0.0,
+        external_work,
+        initial,
+        balance_error: if reference != 0.0 {
+            total / reference - 1.0
+        } else {
+            total
+        },
+    }
+}

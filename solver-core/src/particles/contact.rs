@@ -1,0 +1,151 @@
+//! A contact between a sphere and another body (a sphere or a wall): its geometry at the
+//! current positions, the kick that applies its force, and the state a collision carries
+//! from one increment to the next. The same record serves pairs and walls.
+
+use super::laws::{half_kick, Law};
+
+/// What a contact is between.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Other {
+    Sphere(u32),
+    Wall(u32),
+}
+
+/// A collision in progress.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Open {
+    /// The order in which collisions began, over the whole solve; `UNNUMBERED` until the
+    /// serial pass numbers it.
+    pub seq: u64,
+    pub start: f64,
+    /// Set at the first kick, before this contact's force has acted.
+    pub approach_speed: Option<f64>,
+    /// When the overlap became zero again (interpolated), once it has.
+    pub end: Option<f64>,
+    /// Set at the first kick after the end, when all of this contact's force has acted.
+    pub separation_speed: Option<f64>,
+    pub peak_force: f64,
+    pub max_overlap: f64,
+    pub dissipated_viscous: f64,
+    pub dissipated_dry: f64,
+}
+
+pub const UNNUMBERED: u64 = u64::MAX;
+
+/// One candidate contact.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Contact {
+    pub particle: u32,
+    pub other: Other,
+    /// Index into the interaction table (the law and the report).
+    pub interaction: u32,
+    /// The stiffness constant of this pair (c of f = c x^n).
+    pub c: f64,
+    /// Overlap at the current positions (negative: a gap).
+    pub overlap: f64,
+    /// Overlap at the positions before (for the interpolated touch and release times).
+    pub previous_overlap: f64,
+    /// Unit normal pushing `particle` away from the other body.
+    pub normal: [f64; 3],
+    /// f(overlap), zero without overlap.
+    pub elastic: f64,
+    /// The approach rate the last kick left (as this contact alone saw it).
+    pub rate: f64,
+    /// The rate drop the last kick applies to the pair; spread by the mass shares.
+    pub drop: f64,
+    pub open: Option<Open>,
+}
+
+impl Contact {
+    pub fn new(particle: u32, other: Other, interaction: u32, c: f64) -> Self {
+        Contact {
+            particle,
+            other,
+            interaction,
+            c,
+            overlap: f64::NEG_INFINITY,
+            previous_overlap: f64::NEG_INFINITY,
+            normal: [0.0; 3],
+            elastic: 0.0,
+            rate: 0.0,
+            drop: 0.0,
+            open: None,
+        }
+    }
+
+    /// Ordering key of pair contacts in the neighbour list.
+    pub fn key(&self) -> (u32, u32) {
+        match self.other {
+            Other::Sphere(j) => (self.particle, j),
+            Other::Wall(w) => (self.particle, w),
+        }
+    }
+
+    /// Set the geometry at the positions of time `t` (the previous ones were at
+    /// `t - dt`) from the overlap and the normal; open or end the collision. Touch and
+    /// release times are interpolated linearly in the overlap between the two.
+    pub fn place(&mut self, law: &Law, overlap: f64, normal: [f64; 3], t: f64, dt: f64) {
+        self.previous_overlap = self.overlap;
+        self.overlap = overlap;
+        self.normal = normal;
+        let before = self.previous_overlap;
+        if overlap > 0.0 {
+            self.elastic = super::laws::elastic_force(self.c, law.n, overlap);
+            match &mut self.open {
+                Some(open) => open.max_overlap = open.max_overlap.max(overlap),
+                None => {
+                    // A pair new to the list (or the start) has no previous overlap.
+                    let start = if before.is_finite() && before <= 0.0 {
+                        t - dt * overlap / (overlap - before)
+                    } else {
+                        t
+                    };
+                    self.open = Some(Open {
+                        seq: UNNUMBERED,
+                        start,
+                        max_overlap: overlap,
+                        ..Open::default()
+                    });
+                }
+            }
+        } else {
+            self.elastic = 0.0;
+            if let Some(open) = &mut self.open {
+                if open.end.is_none() {
+                    open.end = Some(if before > 0.0 {
+                        t - dt * (-overlap) / (before - overlap)
+                    } else {
+                        t
+                    });
+                }
+            }
+        }
+    }
+
+    /// One half kick of this contact: `rate0` is the approach rate before it, `h` the
+    /// rate change per unit force, `half_dt` the kick's duration. Records the force, the
+    /// rate drop and the work of the viscous and dry terms (force times the mean rate).
+    pub fn kick(&mut self, law: &Law, rate0: f64, h: f64, half_dt: f64) {
+        if self.overlap <= 0.0 {
+            self.drop = 0.0;
+            if let Some(open) = &mut self.open {
+                if open.end.is_some() && open.separation_speed.is_none() {
+                    open.separation_speed = Some(-rate0);
+                }
+            }
+            return;
+        }
+        let k = half_kick(self.elastic, law.b, law.d, rate0, h);
+        self.rate = k.rate;
+        self.drop = k.drop;
+        if let Some(open) = &mut self.open {
+            if open.approach_speed.is_none() {
+                open.approach_speed = Some(rate0);
+            }
+            open.peak_force = open.peak_force.max(k.force);
+            let mean_rate = 0.5 * (rate0 + k.rate);
+            open.dissipated_viscous += k.viscous * half_dt * mean_rate;
+            open.dissipated_dry += k.dry * half_dt * mean_rate;
+        }
+    }
+}

@@ -1,0 +1,186 @@
+//! Stored frames (every sphere's centre and velocity at the output times and at each
+//! step's end) and the probe that reads them: spheres by id or nearest a point at t = 0,
+//! at a step's end or at a time within it (linear between frames). It never re-solves.
+
+use crate::error::ProbeError;
+use impact_protocol::particles::ProbedParticle;
+use impact_protocol::{InvalidParams, Pointer, ProbeField};
+
+#[derive(Clone, Debug)]
+pub struct Frame {
+    pub time: f64,
+    pub position: Vec<[f64; 3]>,
+    pub velocity: Vec<[f64; 3]>,
+}
+
+/// Where a step starts and ends, and the index of the frame at its end.
+#[derive(Clone, Debug)]
+pub struct Span {
+    pub name: String,
+    pub start: f64,
+    pub end: f64,
+    pub last_frame: usize,
+}
+
+/// What identifies a sphere in a probe's answer.
+#[derive(Clone, Debug)]
+pub struct Identity {
+    pub reference: Vec<[f64; 3]>,
+    pub radius: Vec<f64>,
+    pub mass: Vec<f64>,
+    pub group: Vec<u32>,
+    pub local: Vec<u32>,
+    pub group_names: Vec<String>,
+}
+
+/// A probe's question about particles.
+#[derive(Clone, Copy, Debug)]
+pub struct Query<'a> {
+    pub step: Option<&'a str>,
+    pub time: Option<f64>,
+    pub at: &'a [[f64; 3]],
+    pub ids: &'a [u32],
+    pub fields: Option<&'a [ProbeField]>,
+}
+
+/// The answer: the step, the time and the spheres.
+pub type Answer = (String, f64, Vec<ProbedParticle>);
+
+#[derive(Clone, Debug, Default)]
+pub struct Frames {
+    pub frames: Vec<Frame>,
+    pub spans: Vec<Span>,
+}
+
+impl Frames {
+    pub fn push(&mut self, time: f64, x: &[[f64; 3]], v: &[[f64; 3]]) {
+        self.frames.push(Frame {
+            time,
+            position: x.to_vec(),
+            velocity: v.to_vec(),
+        });
+    }
+
+    pub fn bytes(&self) -> usize {
+        self.frames
+            .iter()
+            .map(|f| (f.position.len() + f.velocity.len()) * std::mem::size_of::<[f64; 3]>())
+            .sum()
+    }
+
+    /// Answer a probe; `ids_key` names the params member holding particle ids.
+    pub fn probe(&self, who: &Identity, q: &Query, ids_key: &str) -> Result<Answer, ProbeError> {
+        let root = Pointer::root();
+        let known = || self.spans.iter().map(|s| s.name.clone()).collect::<Vec<_>>();
+        let span = match q.step {
+            Some(name) => self
+                .spans
+                .iter()
+                .find(|s| s.name == name)
+                .ok_or_else(|| ProbeError::UnknownStep {
+                    step: name.to_string(),
+                    known: known(),
+                })?,
+            None => self.spans.last().ok_or_else(|| ProbeError::UnknownStep {
+                step: String::new(),
+                known: known(),
+            })?,
+        };
+        if q.at.is_empty() && q.ids.is_empty() {
+            return Err(ProbeError::Invalid(InvalidParams::new(
+                &root.at("at"),
+                format!("name points in 'at' or particle ids in '{ids_key}'"),
+            )));
+        }
+        let time = q.time.unwrap_or(span.end);
+        if !time.is_finite() || time < span.start || time > span.end {
+            return Err(ProbeError::Invalid(InvalidParams::new(
+                &root.at("time"),
+                format!(
+                    "step '{}' runs from t = {} to t = {}; {time} is outside it",
+                    span.name, span.start, span.end
+                ),
+            )));
+        }
+        let (lo, hi, w) = if q.time.is_none() {
+            (span.last_frame, span.last_frame, 0.0)
+        } else {
+            let hi = self.frames[..=span.last_frame]
+                .partition_point(|f| f.time < time)
+                .min(span.last_frame);
+            let lo = hi.saturating_sub(1);
+            let (t0, t1) = (self.frames[lo].time, self.frames[hi].time);
+            let w = if t1 > t0 { (time - t0) / (t1 - t0) } else { 0.0 };
+            if w <= 0.0 {
+                (hi, hi, 0.0)
+            } else {
+                (lo, hi, w)
+            }
+        };
+        let mut picks: Vec<(u32, f64)> = Vec::with_capacity(q.at.len() + q.ids.len());
+        for (i, p) in q.at.iter().enumerate() {
+            if p.iter().any(|c| !c.is_finite()) {
+                return Err(ProbeError::Invalid(InvalidParams::new(
+                    &root.at("at").at(i),
+                    "a point needs three finite coordinates",
+                )));
+            }
+            picks.push(nearest(&who.reference, *p));
+        }
+        let count = who.reference.len() as u64;
+        for (i, &id) in q.ids.iter().enumerate() {
+            if u64::from(id) >= count {
+                return Err(ProbeError::Invalid(InvalidParams::new(
+                    &root.at(ids_key).at(i),
+                    format!("particle {id} does not exist (the model has {count} spheres)"),
+                )));
+            }
+            picks.push((id, 0.0));
+        }
+        let all = [ProbeField::Velocity, ProbeField::Displacement, ProbeField::Position];
+        let fields = q.fields.unwrap_or(&all);
+        let want = |f: ProbeField| fields.contains(&f);
+        let lerp = |a: [f64; 3], b: [f64; 3]| {
+            [
+                a[0] + w * (b[0] - a[0]),
+                a[1] + w * (b[1] - a[1]),
+                a[2] + w * (b[2] - a[2]),
+            ]
+        };
+        let (f0, f1) = (&self.frames[lo], &self.frames[hi]);
+        let particles = picks
+            .into_iter()
+            .map(|(id, distance)| {
+                let n = id as usize;
+                let reference = who.reference[n];
+                let x = lerp(f0.position[n], f1.position[n]);
+                ProbedParticle {
+                    id,
+                    group: who.group_names[who.group[n] as usize].clone(),
+                    local: who.local[n],
+                    radius: who.radius[n],
+                    mass: who.mass[n],
+                    reference,
+                    distance,
+                    velocity: want(ProbeField::Velocity).then(|| lerp(f0.velocity[n], f1.velocity[n])),
+                    displacement: want(ProbeField::Displacement)
+                        .then(|| [x[0] - reference[0], x[1] - reference[1], x[2] - reference[2]]),
+                    position: want(ProbeField::Position).then_some(x),
+                }
+            })
+            .collect();
+        Ok((span.name.clone(), time, particles))
+    }
+}
+
+/// The sphere whose centre at t = 0 is nearest a point (the lowest id on ties).
+fn nearest(reference: &[[f64; 3]], p: [f64; 3]) -> (u32, f64) {
+    let mut best = (0u32, f64::INFINITY);
+    for (i, r) in reference.iter().enumerate() {
+        let d = (r[0] - p[0]).powi(2) + (r[1] - p[1]).powi(2) + (r[2] - p[2]).powi(2);
+        if d < best.1 {
+            best = (i as u32, d);
+        }
+    }
+    (best.0, best.1.sqrt())
+}

@@ -1,0 +1,64 @@
+//! The particle mode: discrete spheres with pair contact laws (Hooke, Hertz and the
+//! generalised Hertz-Hunt-Crossley law of Borovin and Lapshin 2018), fixed planar walls
+//! and gravity, integrated by velocity Verlet with a cell-list neighbour search.
+//!
+//! `run` solves a model's particle section; the result answers probes from its frames and
+//! reports every collision (peak force, duration, deepest overlap, restitution) and the
+//! energies (kinetic, contact, dissipated by the viscous and by the dry term).
+
+pub mod collisions;
+pub mod contact;
+pub mod energy;
+pub mod frames;
+pub mod laws;
+pub mod pairs;
+pub mod run;
+pub mod search;
+pub mod setup;
+pub mod timestep;
+pub mod verlet;
+pub mod walls;
+
+pub use frames::{Answer, Frame, Query};
+pub use run::run;
+
+use crate::error::ProbeError;
+use frames::{Frames, Identity};
+use impact_protocol::particles::ParticleSummary;
+use impact_protocol::{ContactReport, EnergySummary, StepReport};
+
+/// A finished particle solve.
+#[derive(Clone, Debug)]
+pub struct ParticleSolution {
+    pub summary: ParticleSummary,
+    /// The energies in the finite-element summary's columns.
+    pub energy: EnergySummary,
+    /// One report per interaction, in the finite-element summary's form.
+    pub contacts: Vec<ContactReport>,
+    pub steps: Vec<StepReport>,
+    /// The increment chosen before the steps cut it to fit their durations.
+    pub initial_increment: f64,
+    frames: Frames,
+    identity: Identity,
+    pub wall_seconds: f64,
+}
+
+impl ParticleSolution {
+    pub fn frames(&self) -> &[Frame] {
+        &self.frames.frames
+    }
+
+    /// Spheres by id (`ids`) or nearest points at t = 0 (`at`), at a step's end or at a
+    /// time within it. `ids_key` names the params member of the ids, for error pointers.
+    pub fn probe(&self, query: &Query, ids_key: &str) -> Result<Answer, ProbeError> {
+        self.frames.probe(&self.identity, query, ids_key)
+    }
+
+    /// Approximate bytes held, for a cache's weigher.
+    pub fn approximate_bytes(&self) -> usize {
+        std::mem::size_of::<Self>()
+            + self.frames.bytes()
+            + self.identity.reference.len() * 48
+            + self.summary.collisions.len() * 160
+    }
+}

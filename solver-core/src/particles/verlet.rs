@@ -1,0 +1,157 @@
+//! Velocity Verlet for the spheres: half kick, drift, new contact geometry, half kick.
+//!
+//! A kick takes gravity, then every contact in parallel: each finds its normal force from
+//! the approach rate its two bodies have after gravity's share (`laws::half_kick`, the
+//! viscous and dry terms at the end of the kick), and the drop of that rate it causes.
+//! The drops are then applied serially, in a fixed order, with opposite signs to the two
+//! spheres in proportion to their inverse masses: momentum is conserved to round-off, and
+//! the result is the same bits on any number of threads. For elastic laws this is plain
+//! velocity Verlet (the force f(x) at the kick's positions).
+
+use super::collisions::CollisionLog;
+use super::contact::{Contact, Other};
+use super::search::NeighbourList;
+use super::setup::Setup;
+use super::{pairs, walls};
+use crate::error::SolveError;
+use rayon::prelude::*;
+
+/// The moving state and the contacts of a solve.
+pub struct Integrator<'a> {
+    setup: &'a Setup,
+    pub x: Vec<[f64; 3]>,
+    pub v: Vec<[f64; 3]>,
+    pub pairs: NeighbourList,
+    pub walls: Vec<Contact>,
+    pub log: CollisionLog,
+}
+
+impl<'a> Integrator<'a> {
+    /// The state at t = 0, with the contacts placed (initial overlaps open collisions).
+    pub fn new(setup: &'a Setup, listed: usize) -> Self {
+        let x = setup.position.clone();
+        let v = setup.velocity.clone();
+        let mut pairs = NeighbourList::new(setup, &x);
+        let mut walls = walls::contacts(setup);
+        pairs::place(&mut pairs.contacts, setup, &x, 0.0, 0.0);
+        walls::place(&mut walls, setup, &x, 0.0, 0.0);
+        Integrator {
+            setup,
+            x,
+            v,
+            pairs,
+            walls,
+            log: CollisionLog::new(setup.interactions.len(), listed),
+        }
+    }
+
+    /// Every contact, walls first.
+    pub fn contacts(&self) -> impl Iterator<Item = &Contact> {
+        self.walls.iter().chain(self.pairs.contacts.iter())
+    }
+
+    /// Advance from `t_end - dt` to `t_end`.
+    pub fn increment(&mut self, t_end: f64, dt: f64) -> Result<(), SolveError> {
+        let half = 0.5 * dt;
+        self.kick(half);
+        self.x
+            .par_iter_mut()
+            .zip(self.v.par_iter())
+            .for_each(|(x, v)| {
+                x[0] += dt * v[0];
+                x[1] += dt * v[1];
+                x[2] += dt * v[2];
+            });
+        if self.pairs.stale(&self.x) {
+            if let Some(i) = self
+                .x
+                .par_iter()
+                .position_first(|p| !(p[0].is_finite() && p[1].is_finite() && p[2].is_finite()))
+            {
+                return Err(SolveError::Failed {
+                    element: None,
+                    time: t_end,
+                    reason: format!(
+                        "sphere {i} left the finite numbers: the increment {dt:e} is too long for the stiffest contact (ask for more steps_per_contact or a smaller dt)"
+                    ),
+                });
+            }
+            self.pairs.rebuild(self.setup, &self.x);
+        }
+        pairs::place(&mut self.pairs.contacts, self.setup, &self.x, t_end, dt);
+        walls::place(&mut self.walls, self.setup, &self.x, t_end, dt);
+        self.kick(half);
+        Ok(())
+    }
+
+    fn kick(&mut self, half: f64) {
+        let g = self.setup.gravity;
+        if g != [0.0; 3] {
+            self.v.par_iter_mut().for_each(|v| {
+                v[0] += half * g[0];
+                v[1] += half * g[1];
+                v[2] += half * g[2];
+            });
+        }
+        kick_contacts(&mut self.walls, self.setup, &self.v, half);
+        kick_contacts(&mut self.pairs.contacts, self.setup, &self.v, half);
+        for c in self.walls.iter_mut().chain(self.pairs.contacts.iter_mut()) {
+            if c.drop != 0.0 {
+                apply(c, self.setup, &mut self.v);
+            }
+            if c.open.is_some() {
+                self.log.settle(c, self.setup);
+            }
+        }
+    }
+}
+
+/// Each contact's force and rate drop for this kick, from the velocities before it.
+fn kick_contacts(contacts: &mut [Contact], setup: &Setup, v: &[[f64; 3]], half: f64) {
+    contacts.par_iter_mut().for_each(|c| {
+        if c.overlap <= 0.0 && c.open.is_none() {
+            c.drop = 0.0;
+            return;
+        }
+        let i = c.particle as usize;
+        let n = c.normal;
+        let (dv, inv) = match c.other {
+            Other::Sphere(j) => {
+                let j = j as usize;
+                (
+                    [v[i][0] - v[j][0], v[i][1] - v[j][1], v[i][2] - v[j][2]],
+                    setup.inverse_mass[i] + setup.inverse_mass[j],
+                )
+            }
+            Other::Wall(_) => (v[i], setup.inverse_mass[i]),
+        };
+        let rate0 = -(dv[0] * n[0] + dv[1] * n[1] + dv[2] * n[2]);
+        let law = &setup.interactions[c.interaction as usize].law;
+        c.kick(law, rate0, half * inv, half);
+    });
+}
+
+/// Spread a contact's rate drop over its spheres by their inverse masses.
+fn apply(c: &Contact, setup: &Setup, v: &mut [[f64; 3]]) {
+    let i = c.particle as usize;
+    let n = c.normal;
+    match c.other {
+        Other::Sphere(j) => {
+            let j = j as usize;
+            let (wi, wj) = (setup.inverse_mass[i], setup.inverse_mass[j]);
+            let si = c.drop * (wi / (wi + wj));
+            let sj = c.drop * (wj / (wi + wj));
+            for k in 0..3 {
+                v[i][k] += si * n[k];
+                v[j][k] -= sj * n[k];
+            }
+        }
+        Other::Wall(_) => {
+            // The whole drop goes to the sphere, so a sphere the dry term stops against
+            // an axis-aligned wall has exactly zero normal velocity.
+            for k in 0..3 {
+                v[i][k] += c.drop * n[k];
+            }
+        }
+    }
+}
