@@ -100,3 +100,16 @@ async fn mesh_generate_rejects_an_empty_block_with_its_pointer() {
     assert_eq!(e.code(), -32602);
     assert_eq!(data(&e)["pointer"], "/size/1");
 }
+
+#[tokio::test]
+async fn a_request_over_the_size_limit_is_refused_and_the_server_goes_on() {
+    let server = Server::start(&["--max-request-bytes", "1000"]);
+    let padding = "x".repeat(2000);
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"server.info","params":{{"pad":"{padding}"}}}}"#
+    );
+    let (status, _) = raw_http(server.addr, "POST", "/", &body).await;
+    assert_eq!(status, 413, "payload too large");
+    let info = call(&server.http(), "server.info", json!({})).await;
+    assert_eq!(info["name"], "impact-server");
+}
