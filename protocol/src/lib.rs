@@ -5,6 +5,7 @@ pub mod error;
 pub mod mesh;
 pub mod methods;
 pub mod model;
+pub mod particles;
 pub mod pointer;
 pub mod validate;
 
@@ -12,5 +13,6 @@ pub use error::{codes, ErrorData};
 pub use mesh::{BlockSpec, GenerateSpec, Mesh, HEX8_FACES};
 pub use methods::*;
 pub use model::*;
+pub use particles::{validate_particles, ParticleSummary, Particles, ProbedParticle};
 pub use pointer::Pointer;
 pub use validate::{parse_params, validate_model, InvalidParams};

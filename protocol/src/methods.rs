@@ -34,6 +34,9 @@ pub struct SolveSummary {
     pub initial_increment: f64,
     /// Wall time of the solve in seconds (not part of the bit-identical comparison).
     pub wall_seconds: f64,
+    /// The particle section's results (see docs/particles.md); absent for parts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub particles: Option<crate::particles::ParticleSummary>,
 }
 
 /// The energy balance: kinetic + internal + hourglass + viscous + contact + friction
@@ -117,6 +120,10 @@ pub struct ProbeParams {
     pub time: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fields: Option<Vec<ProbeField>>,
+    /// Particle ids (spheres numbered over the groups in order), for a particle model;
+    /// there `at` picks the sphere whose centre at t = 0 is nearest.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub particles: Vec<u32>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -124,6 +131,9 @@ pub struct ProbeResult {
     pub step: String,
     pub time: f64,
     pub nodes: Vec<ProbedNode>,
+    /// The probed spheres, for a particle model.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub particles: Vec<crate::particles::ProbedParticle>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]

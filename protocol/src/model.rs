@@ -11,8 +11,15 @@ use std::collections::BTreeMap;
 pub struct Model {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
+    /// Needed when the model has parts.
+    #[serde(default)]
     pub materials: Vec<Material>,
+    /// Finite-element parts; a model holds parts or particles.
+    #[serde(default)]
     pub parts: Vec<Part>,
+    /// Discrete spheres with pair contact laws (see docs/particles.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub particles: Option<crate::particles::Particles>,
     #[serde(default)]
     pub initial_velocities: Vec<InitialVelocity>,
     #[serde(default)]

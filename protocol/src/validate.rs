@@ -86,9 +86,27 @@ fn unique<'a>(
 
 /// Check a model whose params pointer is `base` (e.g. `/model`).
 pub fn validate_model(model: &Model, base: &Pointer) -> Result<(), InvalidParams> {
+    let parts = base.at("parts");
+    if let Some(particles) = &model.particles {
+        if !model.parts.is_empty() {
+            return Err(InvalidParams::new(
+                &base.at("particles"),
+                "a model holds finite-element parts or particles, not both",
+            ));
+        }
+        crate::particles::validate_particles(particles, &base.at("particles"))?;
+    } else if model.parts.is_empty() {
+        return Err(InvalidParams::new(
+            &parts,
+            "a model needs at least one part (or a particle section)",
+        ));
+    }
     let mats = base.at("materials");
-    if model.materials.is_empty() {
-        return Err(InvalidParams::new(&mats, "a model needs at least one material"));
+    if model.materials.is_empty() && !model.parts.is_empty() {
+        return Err(InvalidParams::new(
+            &mats,
+            "a model with parts needs at least one material",
+        ));
     }
     unique(&mats, model.materials.iter().map(|m| m.name.as_str()), "material")?;
     for (i, m) in model.materials.iter().enumerate() {
@@ -104,10 +122,6 @@ pub fn validate_model(model: &Model, base: &Pointer) -> Result<(), InvalidParams
         }
     }
 
-    let parts = base.at("parts");
-    if model.parts.is_empty() {
-        return Err(InvalidParams::new(&parts, "a model needs at least one part"));
-    }
     unique(&parts, model.parts.iter().map(|p| p.name.as_str()), "part")?;
     for (i, part) in model.parts.iter().enumerate() {
         let p = parts.at(i);

@@ -37,7 +37,7 @@ pub struct ContactPair {
 }
 
 /// The model as flat arrays, ready for the integrator.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Assembly {
     pub parts: Vec<PartRange>,
     pub reference: Vec<[f64; 3]>,

@@ -184,6 +184,7 @@ pub fn run(model: &Model, options: &SolveOptions) -> Result<Solution, SolveError
         elements: ne,
         initial_increment,
         wall_seconds: started.elapsed().as_secs_f64(),
+        particles: None,
     };
     Ok(Solution::new(summary, asm, frames, spans, history))
 }

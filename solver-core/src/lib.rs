@@ -10,6 +10,7 @@ pub mod explicit;
 pub mod generate;
 pub mod hex8;
 pub mod material;
+pub mod particles;
 pub mod solution;
 
 pub use error::{ProbeError, SolveError};
@@ -30,5 +31,8 @@ pub struct SolveOptions {
 /// Run a validated model (see `impact_protocol::validate_model`) on the current rayon
 /// pool. The result is bit-identical on any number of threads.
 pub fn solve(model: &Model, options: &SolveOptions) -> Result<Solution, SolveError> {
+    if model.particles.is_some() && model.parts.is_empty() {
+        return particles::run(model, options).map(Solution::from_particles);
+    }
     explicit::run(model, options)
 }

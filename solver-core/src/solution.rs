@@ -3,6 +3,7 @@
 
 use crate::assembly::Assembly;
 use crate::error::ProbeError;
+use crate::particles::ParticleSolution;
 use impact_protocol::{
     EnergySummary, InvalidParams, Pointer, ProbeField, ProbeParams, ProbeResult, ProbedNode,
     SolveSummary,
@@ -83,9 +84,26 @@ pub struct Solution {
     frames: Vec<Frame>,
     spans: Vec<StepSpan>,
     history: History,
+    /// A particle solve's result; the summary and the probe answer from it.
+    particles: Option<Box<ParticleSolution>>,
 }
 
 impl Solution {
+    pub(crate) fn from_particles(p: ParticleSolution) -> Self {
+        Solution {
+            summary: p.solve_summary(),
+            assembly: Assembly::default(),
+            frames: Vec::new(),
+            spans: Vec::new(),
+            history: History::default(),
+            particles: Some(Box::new(p)),
+        }
+    }
+
+    pub fn particles(&self) -> Option<&ParticleSolution> {
+        self.particles.as_deref()
+    }
+
     pub(crate) fn new(
         summary: SolveSummary,
         assembly: Assembly,
@@ -99,6 +117,7 @@ impl Solution {
             frames,
             spans,
             history,
+            particles: None,
         }
     }
 
@@ -121,12 +140,16 @@ impl Solution {
         let history = 8 * (self.history.times.len() + self.history.contact_forces.len())
             + self.history.energies.len() * std::mem::size_of::<EnergySummary>();
         let asm = self.assembly.reference.len() * 64 + self.assembly.connectivity.len() * 40;
-        std::mem::size_of::<Self>() + frames + history + asm
+        let particles = self.particles.as_ref().map_or(0, |p| p.approximate_bytes());
+        std::mem::size_of::<Self>() + frames + history + asm + particles
     }
 
     /// The nodes nearest the asked points (reference configuration) or the given node ids,
     /// at the end of a step or at a time within it. Pointers in errors are into the params.
     pub fn probe(&self, params: &ProbeParams) -> Result<ProbeResult, ProbeError> {
+        if let Some(p) = &self.particles {
+            return p.probe_params(params);
+        }
         let root = Pointer::root();
         let span = match &params.step {
             Some(name) => self.spans.iter().find(|s| &s.name == name).ok_or_else(|| {
@@ -248,6 +271,7 @@ impl Solution {
             step: span.name.clone(),
             time,
             nodes,
+            particles: Vec::new(),
         })
     }
 

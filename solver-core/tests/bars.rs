@@ -34,6 +34,7 @@ fn far_end_velocity(s: &Solution, x: f64) -> f64 {
             nodes: vec![],
             time: None,
             fields: None,
+            particles: vec![],
         })
         .expect("probe");
     r.nodes[0].velocity.expect("velocity")[0]

@@ -112,7 +112,11 @@ impl CollisionLog {
                 dissipated_dry: t.dissipated_dry,
             })
             .collect();
-        (listed.into_iter().map(|(_, r)| r).collect(), interactions, still_open)
+        (
+            listed.into_iter().map(|(_, r)| r).collect(),
+            interactions,
+            still_open,
+        )
     }
 }
 
@@ -143,7 +147,11 @@ fn report(c: &Contact, open: &Open, setup: &Setup) -> CollisionReport {
         wall,
         first_contact: open.start,
         last_contact: if ended { open.end } else { None },
-        duration: if ended { open.end.map(|e| e - open.start) } else { None },
+        duration: if ended {
+            open.end.map(|e| e - open.start)
+        } else {
+            None
+        },
         peak_force: open.peak_force,
         max_overlap: open.max_overlap,
         approach_speed: approach,

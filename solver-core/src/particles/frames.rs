@@ -71,16 +71,19 @@ impl Frames {
     /// Answer a probe; `ids_key` names the params member holding particle ids.
     pub fn probe(&self, who: &Identity, q: &Query, ids_key: &str) -> Result<Answer, ProbeError> {
         let root = Pointer::root();
-        let known = || self.spans.iter().map(|s| s.name.clone()).collect::<Vec<_>>();
-        let span = match q.step {
-            Some(name) => self
-                .spans
+        let known = || {
+            self.spans
                 .iter()
-                .find(|s| s.name == name)
-                .ok_or_else(|| ProbeError::UnknownStep {
+                .map(|s| s.name.clone())
+                .collect::<Vec<_>>()
+        };
+        let span = match q.step {
+            Some(name) => self.spans.iter().find(|s| s.name == name).ok_or_else(|| {
+                ProbeError::UnknownStep {
                     step: name.to_string(),
                     known: known(),
-                })?,
+                }
+            })?,
             None => self.spans.last().ok_or_else(|| ProbeError::UnknownStep {
                 step: String::new(),
                 known: known(),
@@ -110,7 +113,11 @@ impl Frames {
                 .min(span.last_frame);
             let lo = hi.saturating_sub(1);
             let (t0, t1) = (self.frames[lo].time, self.frames[hi].time);
-            let w = if t1 > t0 { (time - t0) / (t1 - t0) } else { 0.0 };
+            let w = if t1 > t0 {
+                (time - t0) / (t1 - t0)
+            } else {
+                0.0
+            };
             if w <= 0.0 {
                 (hi, hi, 0.0)
             } else {
@@ -137,7 +144,11 @@ impl Frames {
             }
             picks.push((id, 0.0));
         }
-        let all = [ProbeField::Velocity, ProbeField::Displacement, ProbeField::Position];
+        let all = [
+            ProbeField::Velocity,
+            ProbeField::Displacement,
+            ProbeField::Position,
+        ];
         let fields = q.fields.unwrap_or(&all);
         let want = |f: ProbeField| fields.contains(&f);
         let lerp = |a: [f64; 3], b: [f64; 3]| {
@@ -162,9 +173,15 @@ impl Frames {
                     mass: who.mass[n],
                     reference,
                     distance,
-                    velocity: want(ProbeField::Velocity).then(|| lerp(f0.velocity[n], f1.velocity[n])),
-                    displacement: want(ProbeField::Displacement)
-                        .then(|| [x[0] - reference[0], x[1] - reference[1], x[2] - reference[2]]),
+                    velocity: want(ProbeField::Velocity)
+                        .then(|| lerp(f0.velocity[n], f1.velocity[n])),
+                    displacement: want(ProbeField::Displacement).then(|| {
+                        [
+                            x[0] - reference[0],
+                            x[1] - reference[1],
+                            x[2] - reference[2],
+                        ]
+                    }),
                     position: want(ProbeField::Position).then_some(x),
                 }
             })

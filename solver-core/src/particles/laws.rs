@@ -262,18 +262,30 @@ mod tests {
     #[test]
     fn kicks_satisfy_their_equation() {
         let (f, h) = (250.0, 2e-4);
-        for &(b, d) in &[(0.0, 0.0), (0.3, 0.0), (0.0, 0.4), (0.2, 0.1), (5.0, 0.9), (1.0, 2.0)] {
+        for &(b, d) in &[
+            (0.0, 0.0),
+            (0.3, 0.0),
+            (0.0, 0.4),
+            (0.2, 0.1),
+            (5.0, 0.9),
+            (1.0, 2.0),
+        ] {
             for &w0 in &[-3.0, -0.4, -0.01, 0.0, 0.01, 0.05, 0.2, 3.0] {
                 let k = half_kick(f, b, d, w0, h);
                 assert!(k.force >= 0.0, "pull at b={b} d={d} w0={w0}");
-                assert!((k.rate - (w0 - h * k.force)).abs() < 1e-12, "b={b} d={d} w0={w0}");
+                assert!(
+                    (k.rate - (w0 - h * k.force)).abs() < 1e-12,
+                    "b={b} d={d} w0={w0}"
+                );
                 let s = k.rate.signum();
                 if k.rate != 0.0 && k.force > 0.0 {
                     let law = f * (1.0 + b * k.rate + d * s);
                     assert!((k.force - law).abs() < 1e-9 * f, "b={b} d={d} w0={w0}");
                 }
                 if k.rate == 0.0 {
-                    assert!(k.force >= f * (1.0 - d).max(0.0) - 1e-9 && k.force <= f * (1.0 + d) + 1e-9);
+                    assert!(
+                        k.force >= f * (1.0 - d).max(0.0) - 1e-9 && k.force <= f * (1.0 + d) + 1e-9
+                    );
                 }
             }
         }

@@ -25,7 +25,10 @@ pub use run::run;
 use crate::error::ProbeError;
 use frames::{Frames, Identity};
 use impact_protocol::particles::ParticleSummary;
-use impact_protocol::{ContactReport, EnergySummary, StepReport};
+use impact_protocol::{
+    ContactReport, EnergySummary, InvalidParams, Pointer, ProbeParams, ProbeResult, SolveSummary,
+    StepReport,
+};
 
 /// A finished particle solve.
 #[derive(Clone, Debug)]
@@ -60,5 +63,46 @@ impl ParticleSolution {
             + self.frames.bytes()
             + self.identity.reference.len() * 48
             + self.summary.collisions.len() * 160
+    }
+}
+
+impl ParticleSolution {
+    /// The summary in the finite-element form, with the particle section inside.
+    pub fn solve_summary(&self) -> SolveSummary {
+        SolveSummary {
+            job: String::new(),
+            energy: self.energy.clone(),
+            contacts: self.contacts.clone(),
+            steps: self.steps.clone(),
+            nodes: 0,
+            elements: 0,
+            initial_increment: self.initial_increment,
+            wall_seconds: self.wall_seconds,
+            particles: Some(self.summary.clone()),
+        }
+    }
+
+    /// Answer `solve.probe` params: spheres by `particles` ids or nearest `at` points.
+    pub fn probe_params(&self, params: &ProbeParams) -> Result<ProbeResult, ProbeError> {
+        if !params.nodes.is_empty() {
+            return Err(ProbeError::Invalid(InvalidParams::new(
+                &Pointer::root().at("nodes"),
+                "this model has particles, not nodes: give particle ids in 'particles'",
+            )));
+        }
+        let query = Query {
+            step: params.step.as_deref(),
+            time: params.time,
+            at: &params.at,
+            ids: &params.particles,
+            fields: params.fields.as_deref(),
+        };
+        let (step, time, particles) = self.probe(&query, "particles")?;
+        Ok(ProbeResult {
+            step,
+            time,
+            nodes: Vec::new(),
+            particles,
+        })
     }
 }

@@ -33,8 +33,7 @@ pub fn run(model: &Model, options: &SolveOptions) -> Result<ParticleSolution, So
     let mut it = Integrator::new(&setup, parts.listed_collisions);
     let initial: Vec<_> = it.contacts().collect();
     let choice = timestep::choose(&setup, &parts.time_step, &model.steps, &initial);
-    let initial_energy =
-        energy::kinetic(&setup, &it.v) + energy::contact(&setup, it.contacts());
+    let initial_energy = energy::kinetic(&setup, &it.v) + energy::contact(&setup, it.contacts());
     let initial_momentum = energy::momentum(&setup, &it.v);
     let initial_centre = energy::centre_of_mass(&setup, &it.x);
 
@@ -76,7 +75,7 @@ pub fn run(model: &Model, options: &SolveOptions) -> Result<ParticleSolution, So
             };
             it.increment(t_end, dt)?;
             done += 1;
-            if done % CANCEL_EVERY == 0 {
+            if done.is_multiple_of(CANCEL_EVERY) {
                 if let Some(flag) = &options.cancel {
                     if flag.load(Ordering::Relaxed) {
                         return Err(SolveError::Cancelled { time: t_end });

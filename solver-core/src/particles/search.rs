@@ -60,7 +60,8 @@ impl NeighbourList {
         x.par_iter().zip(self.anchor.par_iter()).any(|(p, a)| {
             let d = [p[0] - a[0], p[1] - a[1], p[2] - a[2]];
             // A non-finite position also asks for a rebuild; the integrator reports it.
-            !(d[0] * d[0] + d[1] * d[1] + d[2] * d[2] <= limit)
+            let moved = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+            moved > limit || moved.is_nan()
         })
     }
 
@@ -171,13 +172,17 @@ fn candidates(setup: &Setup, x: &[[f64; 3]], skin: f64) -> Vec<Contact> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use impact_protocol::particles::{ContactLaw, LawKind, ParticleGroup, Particles, Sphere, TimeStep};
+    use impact_protocol::particles::{
+        ContactLaw, LawKind, ParticleGroup, Particles, Sphere, TimeStep,
+    };
 
     fn cloud(n: usize) -> Particles {
         // A deterministic scatter (a multiplicative congruential sequence) in a 1 m box.
         let mut seed: u64 = 12345;
         let mut next = || {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             (seed >> 11) as f64 / (1u64 << 53) as f64
         };
         let spheres = (0..n)
@@ -226,7 +231,10 @@ mod tests {
         let mut brute = Vec::new();
         for i in 0..x.len() {
             for j in i + 1..x.len() {
-                let d: f64 = (0..3).map(|k| (x[i][k] - x[j][k]).powi(2)).sum::<f64>().sqrt();
+                let d: f64 = (0..3)
+                    .map(|k| (x[i][k] - x[j][k]).powi(2))
+                    .sum::<f64>()
+                    .sqrt();
                 if d < setup.radius[i] + setup.radius[j] + skin {
                     brute.push((i as u32, j as u32));
                 }

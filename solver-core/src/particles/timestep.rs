@@ -43,11 +43,14 @@ fn fall_speed(setup: &Setup) -> f64 {
         grow(*x);
         for w in &setup.walls {
             let n = w.normal;
-            let s = (x[0] - w.point[0]) * n[0] + (x[1] - w.point[1]) * n[1] + (x[2] - w.point[2]) * n[2];
+            let s = (x[0] - w.point[0]) * n[0]
+                + (x[1] - w.point[1]) * n[1]
+                + (x[2] - w.point[2]) * n[2];
             grow([x[0] - s * n[0], x[1] - s * n[1], x[2] - s * n[2]]);
         }
     }
-    let extent = ((hi[0] - lo[0]).powi(2) + (hi[1] - lo[1]).powi(2) + (hi[2] - lo[2]).powi(2)).sqrt();
+    let extent =
+        ((hi[0] - lo[0]).powi(2) + (hi[1] - lo[1]).powi(2) + (hi[2] - lo[2]).powi(2)).sqrt();
     (v_max2 + 2.0 * g_norm * extent).sqrt()
 }
 
