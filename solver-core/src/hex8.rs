@@ -201,7 +201,8 @@ pub fn update(
     // to every linear field, and resist those modes with a viscous force.
     let mut hourglass_work = 0.0;
     if ctl.hourglass > 0.0 {
-        let a_h = ctl.hourglass * mat.rho * c * volume.powf(2.0 / 3.0) / 4.0;
+        let cube_root = volume.cbrt();
+        let a_h = ctl.hourglass * mat.rho * c * cube_root * cube_root / 4.0;
         for h in HOURGLASS.iter() {
             let mut hx = [0.0; 3];
             for (hi, xi) in h.iter().zip(x.iter()) {
