@@ -119,7 +119,14 @@ async fn probe(params: Params<'static>, ctx: Arc<Context>) -> Result<ProbeResult
         Some(JobState::Failed(e)) => return Err(e),
         Some(JobState::Done(finished)) => finished,
     };
-    let pairs = (p.at.len() + p.nodes.len()).saturating_mul(finished.summary.nodes);
+    // A probe searches every node or sphere once per asked point.
+    let bodies = finished.summary.nodes
+        + finished
+            .summary
+            .particles
+            .as_ref()
+            .map_or(0, |s| s.particles);
+    let pairs = (p.at.len() + p.nodes.len() + p.particles.len()).saturating_mul(bodies);
     guarded(pairs > PROBE_OFF_RUNTIME_PAIRS, move || {
         finished
             .solution
