@@ -2,8 +2,10 @@
 //! element update (element-cycles per second) on one and two threads.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use impact_core::hex8::{self, ElementControls, NODE_SIGNS};
+use impact_core::material::Elastic;
 use impact_core::{solve, SolveOptions};
-use impact_protocol::{validate_model, Model, Pointer, SolveParams};
+use impact_protocol::{validate_model, Material, Model, Pointer, SolveParams};
 use std::hint::black_box;
 
 fn bars() -> Model {
@@ -36,6 +38,45 @@ fn block(increments: u32) -> Model {
     p.model
 }
 
+/// One element update alone: the kernel's cost without gathers, assembly or the node loop.
+fn kernel(c: &mut Criterion) {
+    let mat = Elastic::new(&Material {
+        name: "steel".into(),
+        kind: Default::default(),
+        youngs_modulus: 210e9,
+        nu: 0.3,
+        rho: 7850.0,
+    });
+    let ctl = ElementControls {
+        bulk_linear: 0.06,
+        bulk_quadratic: 1.5,
+        hourglass: 0.1,
+    };
+    let x = NODE_SIGNS.map(|s| {
+        [
+            0.5 + 0.5 * s[0],
+            0.5 + 0.5 * s[1] + 0.01 * s[0],
+            0.5 + 0.5 * s[2],
+        ]
+    });
+    let v = NODE_SIGNS.map(|s| [-0.1 * s[0], 0.02 * s[1] * s[2], 0.01]);
+    let mut g = c.benchmark_group("hex8_update");
+    g.throughput(Throughput::Elements(1));
+    g.bench_function("one_element", |b| {
+        b.iter(|| {
+            hex8::update(
+                black_box(&x),
+                black_box(&v),
+                &[1e6, 0.0, 0.0, 0.0, 0.0, 0.0],
+                &mat,
+                &ctl,
+                1e-7,
+            )
+        })
+    });
+    g.finish();
+}
+
 fn bench(c: &mut Criterion) {
     let model = bars();
     let mut g = c.benchmark_group("bars");
@@ -64,5 +105,5 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench);
+criterion_group!(benches, kernel, bench);
 criterion_main!(benches);

@@ -106,14 +106,20 @@ fn inverse3(m: &[[f64; 3]; 3], det: f64) -> [[f64; 3]; 3] {
 /// Volume (one-point rule) and the characteristic length V / (largest face area).
 pub fn volume_and_length(x: &[[f64; 3]; 8]) -> (f64, f64) {
     let volume = 8.0 * det3(&centre_jacobian(x));
-    let mut largest: f64 = 0.0;
+    (volume, characteristic_length(x, volume))
+}
+
+/// V / (largest face area), the length LS-DYNA's solids take for the stable increment.
+pub fn characteristic_length(x: &[[f64; 3]; 8], volume: f64) -> f64 {
+    // Compare squared areas; one square root for the largest.
+    let mut largest_sq: f64 = 0.0;
     for f in HEX8_FACES.iter() {
-        let p = f.map(|l| x[l]);
-        let d1 = sub(p[2], p[0]);
-        let d2 = sub(p[3], p[1]);
-        largest = largest.max(0.5 * norm(cross(d1, d2)));
+        let d1 = sub(x[f[2]], x[f[0]]);
+        let d2 = sub(x[f[3]], x[f[1]]);
+        let n = cross(d1, d2);
+        largest_sq = largest_sq.max(dot(n, n));
     }
-    (volume, volume / largest)
+    volume / (0.5 * largest_sq.sqrt())
 }
 
 /// Update one element over the increment `dt`: `x` are the nodes' positions at the end of
@@ -161,7 +167,7 @@ pub fn update(
     }
     let new_stress = mat.update(stress, &d, &w, dt);
 
-    let (_, length) = volume_and_length(x);
+    let length = characteristic_length(x, volume);
     let c = mat.wave_speed;
     let volumetric_rate = d[0][0] + d[1][1] + d[2][2];
     let (q, q_speed) = if volumetric_rate < 0.0 {
