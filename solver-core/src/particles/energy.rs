@@ -1,6 +1,7 @@
 //! The mechanical state of the particles as sums: kinetic energy, the elastic energy the
 //! overlaps hold, the work of gravity, momentum and centre of mass. Sums run serially in
-//! particle order, so they are the same bits on any number of threads.
+//! particle order, so they are the same bits on any number of threads. An empty sum is
+//! +0 (Rust's float sum of nothing is -0, which a summary would print as "-0.0").
 
 use super::contact::Contact;
 use super::laws::elastic_energy;
@@ -12,7 +13,8 @@ pub fn kinetic(setup: &Setup, v: &[[f64; 3]]) -> f64 {
         .iter()
         .zip(v)
         .map(|(m, v)| 0.5 * m * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]))
-        .sum()
+        .sum::<f64>()
+        + 0.0
 }
 
 /// The elastic energy of every overlapping contact: c x^(n+1) / (n+1).
@@ -23,7 +25,8 @@ pub fn contact<'a>(setup: &Setup, contacts: impl Iterator<Item = &'a Contact>) -
             let n = setup.interactions[c.interaction as usize].law.n;
             elastic_energy(c.c, n, c.overlap)
         })
-        .sum()
+        .sum::<f64>()
+        + 0.0
 }
 
 /// The work gravity has done since the start: Σ m g·(x - x0).
@@ -39,7 +42,8 @@ pub fn gravity_work(setup: &Setup, x: &[[f64; 3]]) -> f64 {
         .map(|(m, (x, x0))| {
             m * (g[0] * (x[0] - x0[0]) + g[1] * (x[1] - x0[1]) + g[2] * (x[2] - x0[2]))
         })
-        .sum()
+        .sum::<f64>()
+        + 0.0
 }
 
 pub fn momentum(setup: &Setup, v: &[[f64; 3]]) -> [f64; 3] {

@@ -7,22 +7,25 @@ use rayon::prelude::*;
 
 /// Place every candidate pair at the positions of time `t` (`dt` after the previous).
 pub fn place(contacts: &mut [Contact], setup: &Setup, x: &[[f64; 3]], t: f64, dt: f64) {
-    contacts.par_iter_mut().for_each(|c| {
-        let Other::Sphere(j) = c.other else {
-            return;
-        };
-        let (i, j) = (c.particle as usize, j as usize);
-        let d = [x[i][0] - x[j][0], x[i][1] - x[j][1], x[i][2] - x[j][2]];
-        let r = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
-        let overlap = setup.radius[i] + setup.radius[j] - r;
-        // Coincident centres have no line between them; x lies in every dimension's
-        // space, so the push stays in it.
-        let normal = if r > 0.0 {
-            [d[0] / r, d[1] / r, d[2] / r]
-        } else {
-            [1.0, 0.0, 0.0]
-        };
-        let law = &setup.interactions[c.interaction as usize].law;
-        c.place(law, overlap, normal, t, dt);
-    });
+    contacts
+        .par_iter_mut()
+        .with_min_len(super::MIN_PER_TASK)
+        .for_each(|c| {
+            let Other::Sphere(j) = c.other else {
+                return;
+            };
+            let (i, j) = (c.particle as usize, j as usize);
+            let d = [x[i][0] - x[j][0], x[i][1] - x[j][1], x[i][2] - x[j][2]];
+            let r = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
+            let overlap = setup.radius[i] + setup.radius[j] - r;
+            // Coincident centres have no line between them; x lies in every dimension's
+            // space, so the push stays in it.
+            let normal = if r > 0.0 {
+                [d[0] / r, d[1] / r, d[2] / r]
+            } else {
+                [1.0, 0.0, 0.0]
+            };
+            let law = &setup.interactions[c.interaction as usize].law;
+            c.place(law, overlap, normal, t, dt);
+        });
 }

@@ -22,6 +22,12 @@ const CANCEL_EVERY: u64 = 64;
 
 /// Run the particle section of a validated model on the current rayon pool.
 pub fn run(model: &Model, options: &SolveOptions) -> Result<ParticleSolution, SolveError> {
+    // The whole solve runs on a worker of the pool, so its parallel loops need no hop
+    // from an outside thread into the pool at every increment.
+    rayon::scope(|_| run_on_worker(model, options))
+}
+
+fn run_on_worker(model: &Model, options: &SolveOptions) -> Result<ParticleSolution, SolveError> {
     let clock = Instant::now();
     let parts = model.particles.as_ref().ok_or_else(|| {
         SolveError::Invalid(InvalidParams::new(
@@ -109,8 +115,12 @@ pub fn run(model: &Model, options: &SolveOptions) -> Result<ParticleSolution, So
     let kinetic = energy::kinetic(&setup, &it.v);
     let stored = energy::contact(&setup, it.contacts());
     let external_work = energy::gravity_work(&setup, &it.x);
-    let dissipated_viscous: f64 = interactions.iter().map(|x| x.dissipated_viscous).sum();
-    let dissipated_dry: f64 = interactions.iter().map(|x| x.dissipated_dry).sum();
+    let dissipated_viscous = interactions
+        .iter()
+        .map(|x| x.dissipated_viscous)
+        .sum::<f64>()
+        + 0.0;
+    let dissipated_dry = interactions.iter().map(|x| x.dissipated_dry).sum::<f64>() + 0.0;
     let budget = initial_energy + external_work;
     let held = kinetic + stored + dissipated_viscous + dissipated_dry;
     let balance_error = if budget != 0.0 {

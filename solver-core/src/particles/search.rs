@@ -57,12 +57,15 @@ impl NeighbourList {
     /// such spheres may have closed the whole skin between them).
     pub fn stale(&self, x: &[[f64; 3]]) -> bool {
         let limit = 0.25 * self.skin * self.skin;
-        x.par_iter().zip(self.anchor.par_iter()).any(|(p, a)| {
-            let d = [p[0] - a[0], p[1] - a[1], p[2] - a[2]];
-            // A non-finite position also asks for a rebuild; the integrator reports it.
-            let moved = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-            moved > limit || moved.is_nan()
-        })
+        x.par_iter()
+            .zip(self.anchor.par_iter())
+            .with_min_len(super::MIN_PER_TASK)
+            .any(|(p, a)| {
+                let d = [p[0] - a[0], p[1] - a[1], p[2] - a[2]];
+                // A non-finite position also asks for a rebuild; the integrator reports it.
+                let moved = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+                moved > limit || moved.is_nan()
+            })
     }
 
     pub fn rebuild(&mut self, setup: &Setup, x: &[[f64; 3]]) {

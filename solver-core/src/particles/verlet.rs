@@ -57,6 +57,7 @@ impl<'a> Integrator<'a> {
         self.x
             .par_iter_mut()
             .zip(self.v.par_iter())
+            .with_min_len(super::MIN_PER_TASK)
             .for_each(|(x, v)| {
                 x[0] += dt * v[0];
                 x[1] += dt * v[1];
@@ -87,11 +88,14 @@ impl<'a> Integrator<'a> {
     fn kick(&mut self, half: f64) {
         let g = self.setup.gravity;
         if g != [0.0; 3] {
-            self.v.par_iter_mut().for_each(|v| {
-                v[0] += half * g[0];
-                v[1] += half * g[1];
-                v[2] += half * g[2];
-            });
+            self.v
+                .par_iter_mut()
+                .with_min_len(super::MIN_PER_TASK)
+                .for_each(|v| {
+                    v[0] += half * g[0];
+                    v[1] += half * g[1];
+                    v[2] += half * g[2];
+                });
         }
         kick_contacts(&mut self.walls, self.setup, &self.v, half);
         kick_contacts(&mut self.pairs.contacts, self.setup, &self.v, half);
@@ -108,27 +112,30 @@ impl<'a> Integrator<'a> {
 
 /// Each contact's force and rate drop for this kick, from the velocities before it.
 fn kick_contacts(contacts: &mut [Contact], setup: &Setup, v: &[[f64; 3]], half: f64) {
-    contacts.par_iter_mut().for_each(|c| {
-        if c.overlap <= 0.0 && c.open.is_none() {
-            c.drop = 0.0;
-            return;
-        }
-        let i = c.particle as usize;
-        let n = c.normal;
-        let (dv, inv) = match c.other {
-            Other::Sphere(j) => {
-                let j = j as usize;
-                (
-                    [v[i][0] - v[j][0], v[i][1] - v[j][1], v[i][2] - v[j][2]],
-                    setup.inverse_mass[i] + setup.inverse_mass[j],
-                )
+    contacts
+        .par_iter_mut()
+        .with_min_len(super::MIN_PER_TASK)
+        .for_each(|c| {
+            if c.overlap <= 0.0 && c.open.is_none() {
+                c.drop = 0.0;
+                return;
             }
-            Other::Wall(_) => (v[i], setup.inverse_mass[i]),
-        };
-        let rate0 = -(dv[0] * n[0] + dv[1] * n[1] + dv[2] * n[2]);
-        let law = &setup.interactions[c.interaction as usize].law;
-        c.kick(law, rate0, half * inv, half);
-    });
+            let i = c.particle as usize;
+            let n = c.normal;
+            let (dv, inv) = match c.other {
+                Other::Sphere(j) => {
+                    let j = j as usize;
+                    (
+                        [v[i][0] - v[j][0], v[i][1] - v[j][1], v[i][2] - v[j][2]],
+                        setup.inverse_mass[i] + setup.inverse_mass[j],
+                    )
+                }
+                Other::Wall(_) => (v[i], setup.inverse_mass[i]),
+            };
+            let rate0 = -(dv[0] * n[0] + dv[1] * n[1] + dv[2] * n[2]);
+            let law = &setup.interactions[c.interaction as usize].law;
+            c.kick(law, rate0, half * inv, half);
+        });
 }
 
 /// Spread a contact's rate drop over its spheres by their inverse masses.

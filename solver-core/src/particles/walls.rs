@@ -24,17 +24,20 @@ pub fn contacts(setup: &Setup) -> Vec<Contact> {
 
 /// Place every sphere-wall contact at the positions of time `t`.
 pub fn place(contacts: &mut [Contact], setup: &Setup, x: &[[f64; 3]], t: f64, dt: f64) {
-    contacts.par_iter_mut().for_each(|c| {
-        let Other::Wall(w) = c.other else {
-            return;
-        };
-        let plane = &setup.walls[w as usize];
-        let i = c.particle as usize;
-        let n = plane.normal;
-        let distance = (x[i][0] - plane.point[0]) * n[0]
-            + (x[i][1] - plane.point[1]) * n[1]
-            + (x[i][2] - plane.point[2]) * n[2];
-        let law = &setup.interactions[c.interaction as usize].law;
-        c.place(law, setup.radius[i] - distance, n, t, dt);
-    });
+    contacts
+        .par_iter_mut()
+        .with_min_len(super::MIN_PER_TASK)
+        .for_each(|c| {
+            let Other::Wall(w) = c.other else {
+                return;
+            };
+            let plane = &setup.walls[w as usize];
+            let i = c.particle as usize;
+            let n = plane.normal;
+            let distance = (x[i][0] - plane.point[0]) * n[0]
+                + (x[i][1] - plane.point[1]) * n[1]
+                + (x[i][2] - plane.point[2]) * n[2];
+            let law = &setup.interactions[c.interaction as usize].law;
+            c.place(law, setup.radius[i] - distance, n, t, dt);
+        });
 }
