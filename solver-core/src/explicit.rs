@@ -5,13 +5,13 @@
 
 use crate::assembly::{assemble, Assembly};
 use crate::contact::Contacts;
+use crate::control::Live;
 use crate::error::SolveError;
 use crate::hex8::{self, ElementControls, ElementUpdate};
 use crate::solution::{Frame, History, Solution, StepSpan};
 use crate::SolveOptions;
 use impact_protocol::{EnergySummary, Model, SolveSummary, StepReport};
 use rayon::prelude::*;
-use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 /// Per-element state, one array per field.
@@ -85,6 +85,8 @@ pub fn run(model: &Model, options: &SolveOptions) -> Result<Solution, SolveError
     let mut step_reports = Vec::new();
     let mut time = 0.0_f64;
     let mut total_increments = 0u64;
+    let end_time: f64 = model.steps.iter().map(|s| s.duration).sum();
+    let mut live = Live::new(options, end_time).with_assembly(&asm);
 
     for step in &model.steps {
         let start = time;
@@ -92,11 +94,9 @@ pub fn run(model: &Model, options: &SolveOptions) -> Result<Solution, SolveError
         let mut next_output = start + step.output_interval;
         let mut increments = 0u64;
         while time < end {
-            if let Some(cancel) = &options.cancel {
-                if cancel.load(Ordering::Relaxed) {
-                    return Err(SolveError::Cancelled { time });
-                }
-            }
+            live.checkpoint(&step.name, time, total_increments, || {
+                Some(Frame::capture(time, &nodes.x, &asm.reference, &nodes.v))
+            })?;
             if total_increments >= model.controls.max_increments {
                 return Err(SolveError::Failed {
                     element: None,
@@ -129,6 +129,7 @@ pub fn run(model: &Model, options: &SolveOptions) -> Result<Solution, SolveError
             increments += 1;
             total_increments += 1;
             history.push(time, contacts.last_forces());
+            live.tick(&step.name, time, total_increments, dt);
 
             if let Some(e) = el.volume.iter().position(|&v| !(v > 0.0)) {
                 return Err(SolveError::Failed {
@@ -159,6 +160,11 @@ pub fn run(model: &Model, options: &SolveOptions) -> Result<Solution, SolveError
                     });
                 }
                 history.push_energy(time, &energy);
+                live.output(
+                    &step.name,
+                    &frames[frames.len() - 1],
+                    Some(energy.balance_error),
+                );
             }
         }
         spans.push(StepSpan {

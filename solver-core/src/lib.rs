@@ -5,14 +5,17 @@
 
 pub mod assembly;
 pub mod contact;
+pub mod control;
 pub mod error;
 pub mod explicit;
 pub mod generate;
 pub mod hex8;
 pub mod material;
 pub mod particles;
+pub mod persist;
 pub mod solution;
 
+pub use control::{Observer, Pause, PauseAt, Progress};
 pub use error::{ProbeError, SolveError};
 pub use generate::generate;
 pub use solution::Solution;
@@ -24,8 +27,12 @@ use std::sync::Arc;
 /// How a solve runs, beside the model itself.
 #[derive(Clone, Debug, Default)]
 pub struct SolveOptions {
-    /// Set to true to stop the solve within an increment or two.
+    /// Set to true to stop the solve within an increment or two (and release a pause).
     pub cancel: Option<Arc<AtomicBool>>,
+    /// Told the progress and, for finite elements, the state at every output.
+    pub observer: Option<Arc<dyn Observer>>,
+    /// Holds the solve between increments when asked to.
+    pub pause: Option<Arc<Pause>>,
 }
 
 /// Run a validated model (see `impact_protocol::validate_model`) on the current rayon

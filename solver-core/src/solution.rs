@@ -8,6 +8,7 @@ use impact_protocol::{
     EnergySummary, InvalidParams, Pointer, ProbeField, ProbeParams, ProbeResult, ProbedNode,
     SolveSummary,
 };
+use std::sync::Arc;
 
 /// The nodal fields at one instant.
 #[derive(Clone, Debug)]
@@ -80,7 +81,8 @@ impl History {
 #[derive(Clone, Debug)]
 pub struct Solution {
     summary: SolveSummary,
-    assembly: Assembly,
+    // Shared with the snapshots a running solve hands out (crate::control).
+    assembly: Arc<Assembly>,
     frames: Vec<Frame>,
     spans: Vec<StepSpan>,
     history: History,
@@ -92,7 +94,7 @@ impl Solution {
     pub(crate) fn from_particles(p: ParticleSolution) -> Self {
         Solution {
             summary: p.solve_summary(),
-            assembly: Assembly::default(),
+            assembly: Arc::default(),
             frames: Vec::new(),
             spans: Vec::new(),
             history: History::default(),
@@ -113,12 +115,47 @@ impl Solution {
     ) -> Self {
         Solution {
             summary,
-            assembly,
+            assembly: Arc::new(assembly),
             frames,
             spans,
             history,
             particles: None,
         }
+    }
+
+    /// The state of an unfinished solve at one instant: one step, named `step`, that
+    /// spans only that instant, so a probe without a time reads `frame`.
+    pub(crate) fn snapshot(assembly: Arc<Assembly>, frame: Frame, step: &str) -> Self {
+        let time = frame.time;
+        let summary = SolveSummary {
+            job: String::new(),
+            energy: EnergySummary::default(),
+            contacts: Vec::new(),
+            steps: Vec::new(),
+            nodes: assembly.reference.len(),
+            elements: assembly.connectivity.len(),
+            initial_increment: 0.0,
+            wall_seconds: 0.0,
+            particles: None,
+        };
+        Solution {
+            summary,
+            assembly,
+            frames: vec![frame],
+            spans: vec![StepSpan {
+                name: step.to_owned(),
+                start: time,
+                end: time,
+                last_frame: 0,
+            }],
+            history: History::default(),
+            particles: None,
+        }
+    }
+
+    /// The steps' spans over the frames.
+    pub fn spans(&self) -> &[StepSpan] {
+        &self.spans
     }
 
     /// The summary; `job` is empty, for the server to fill in.
@@ -128,6 +165,88 @@ impl Solution {
 
     pub fn history(&self) -> &History {
         &self.history
+    }
+
+    /// The `solve.history` answer: the named contacts' (and walls') total normal force at
+    /// the end of increments, and the energy terms at every output. Series longer than
+    /// `max_points` are cut into that many runs, each giving its largest force, so peaks
+    /// survive the thinning. Pointers in errors are into the params.
+    pub fn history_result(
+        &self,
+        params: &impact_protocol::HistoryParams,
+    ) -> Result<impact_protocol::HistoryResult, ProbeError> {
+        let names: Vec<&str> = self
+            .summary
+            .contacts
+            .iter()
+            .map(|c| c.name.as_str())
+            .collect();
+        let wanted: Vec<usize> = match &params.contacts {
+            None => (0..names.len()).collect(),
+            Some(asked) => asked
+                .iter()
+                .enumerate()
+                .map(|(i, name)| {
+                    names.iter().position(|n| n == name).ok_or_else(|| {
+                        ProbeError::Invalid(InvalidParams::new(
+                            &Pointer::root().at("contacts").at(i),
+                            format!(
+                                "the job has no contact or wall named '{name}' (it has {names:?})"
+                            ),
+                        ))
+                    })
+                })
+                .collect::<Result<_, _>>()?,
+        };
+        let max_points = params.max_points.unwrap_or(2000);
+        if max_points == 0 {
+            return Err(ProbeError::Invalid(InvalidParams::new(
+                &Pointer::root().at("max_points"),
+                "must be at least 1",
+            )));
+        }
+        let h = &self.history;
+        let count = h.times.len();
+        let run = count.div_ceil(max_points).max(1);
+        let contacts = wanted
+            .into_iter()
+            .filter(|&c| c < h.contact_count)
+            .map(|c| {
+                let mut time = Vec::with_capacity(count / run + 1);
+                let mut force = Vec::with_capacity(count / run + 1);
+                for start in (0..count).step_by(run) {
+                    let end = (start + run).min(count);
+                    let (mut t, mut f) = (h.times[start], f64::NEG_INFINITY);
+                    for i in start..end {
+                        let v = h.contact_forces[i * h.contact_count + c];
+                        if v > f {
+                            (t, f) = (h.times[i], v);
+                        }
+                    }
+                    time.push(t);
+                    force.push(f);
+                }
+                impact_protocol::ContactHistory {
+                    name: names[c].to_string(),
+                    time,
+                    force,
+                }
+            })
+            .collect();
+        let mut energy = impact_protocol::EnergyHistory::default();
+        for (t, e) in h.energy_times.iter().zip(h.energies.iter()) {
+            energy.time.push(*t);
+            energy.kinetic.push(e.kinetic);
+            energy.internal.push(e.internal);
+            energy.hourglass.push(e.hourglass);
+            energy.viscous.push(e.viscous);
+            energy.contact.push(e.contact);
+            energy.friction.push(e.friction);
+            energy.contact_damping.push(e.contact_damping);
+            energy.external_work.push(e.external_work);
+            energy.balance_error.push(e.balance_error);
+        }
+        Ok(impact_protocol::HistoryResult { contacts, energy })
     }
 
     pub fn frames(&self) -> &[Frame] {

@@ -61,6 +61,50 @@ impl ParticleSolution {
         self.frames.probe(&self.identity, query, ids_key)
     }
 
+    /// The stored frames and step spans, for `crate::persist`.
+    pub fn stored_frames(&self) -> &Frames {
+        &self.frames
+    }
+
+    /// A solution read back from storage: the identities are rebuilt from the model's
+    /// particle section, the rest comes from the stored summary and frames.
+    pub(crate) fn restore(
+        model: &impact_protocol::Model,
+        stored: &SolveSummary,
+        frames: Frames,
+    ) -> Result<Self, crate::error::SolveError> {
+        let section = model.particles.as_ref().ok_or_else(|| {
+            crate::error::SolveError::Invalid(InvalidParams::new(
+                &Pointer::root().at("particles"),
+                "the stored model has no particle section",
+            ))
+        })?;
+        let summary = stored.particles.clone().ok_or_else(|| {
+            crate::error::SolveError::Invalid(InvalidParams::new(
+                &Pointer::root().at("particles"),
+                "the stored summary has no particle section",
+            ))
+        })?;
+        let setup = setup::Setup::new(section)?;
+        Ok(ParticleSolution {
+            summary,
+            energy: stored.energy.clone(),
+            contacts: stored.contacts.clone(),
+            steps: stored.steps.clone(),
+            initial_increment: stored.initial_increment,
+            frames,
+            identity: Identity {
+                reference: setup.position.clone(),
+                radius: setup.radius.clone(),
+                mass: setup.mass.clone(),
+                group: setup.group.clone(),
+                local: setup.local.clone(),
+                group_names: setup.group_names.clone(),
+            },
+            wall_seconds: stored.wall_seconds,
+        })
+    }
+
     /// Approximate bytes held, for a cache's weigher.
     pub fn approximate_bytes(&self) -> usize {
         std::mem::size_of::<Self>()

@@ -8,17 +8,14 @@ use super::setup::Setup;
 use super::timestep;
 use super::verlet::Integrator;
 use super::ParticleSolution;
+use crate::control::Live;
 use crate::error::SolveError;
 use crate::SolveOptions;
 use impact_protocol::particles::{ParticleEnergy, ParticleSummary};
 use impact_protocol::{
     AdjustedNode, ContactReport, EnergySummary, InvalidParams, Model, Pointer, StepReport,
 };
-use std::sync::atomic::Ordering;
 use std::time::Instant;
-
-/// Increments between looks at the cancel flag.
-const CANCEL_EVERY: u64 = 64;
 
 /// Run the particle section of a validated model on the current rayon pool.
 pub fn run(model: &Model, options: &SolveOptions) -> Result<ParticleSolution, SolveError> {
@@ -67,6 +64,8 @@ fn run_on_worker(model: &Model, options: &SolveOptions) -> Result<ParticleSoluti
     let mut done: u64 = 0;
     let mut largest_dt: f64 = 0.0;
     let mut first_dt = None;
+    let end_time: f64 = model.steps.iter().map(|s| s.duration).sum();
+    let mut live = Live::new(options, end_time);
     for (step, &k) in model.steps.iter().zip(&plan) {
         let start = t;
         let dt = step.duration / k as f64;
@@ -81,13 +80,9 @@ fn run_on_worker(model: &Model, options: &SolveOptions) -> Result<ParticleSoluti
             };
             it.increment(t_end, dt)?;
             done += 1;
-            if done.is_multiple_of(CANCEL_EVERY) {
-                if let Some(flag) = &options.cancel {
-                    if flag.load(Ordering::Relaxed) {
-                        return Err(SolveError::Cancelled { time: t_end });
-                    }
-                }
-            }
+            // Particle states are not snapshotted: probes wait for the end.
+            live.checkpoint(&step.name, t_end, done, || None)?;
+            live.tick(&step.name, t_end, done, dt);
             // Output j falls at start + j interval; a frame is stored at the first
             // increment that reaches it (the step's end is stored below).
             let reached = ((t_end - start) / step.output_interval + 1e-9).floor() as u64;
