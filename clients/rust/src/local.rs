@@ -94,6 +94,7 @@ impl Local {
         Ok(MeshGenerateResult {
             nodes: mesh.nodes.len(),
             elements: mesh.elements.len(),
+            quality: impact_core::generate::quality(&mesh),
             mesh,
         })
     }

@@ -44,7 +44,7 @@ enum Command {
         #[command(flatten)]
         target: Target,
     },
-    /// Read velocities and displacements of a solved job at points or nodes.
+    /// Read velocities and displacements of a solved job at points, nodes or particles.
     Probe {
         #[arg(long, value_name = "URL")]
         server: String,
@@ -59,6 +59,9 @@ enum Command {
         /// A global node id.
         #[arg(long = "node", value_name = "ID")]
         nodes: Vec<u32>,
+        /// A particle id, for a particle model.
+        #[arg(long = "particle", value_name = "ID")]
+        particles: Vec<u32>,
         /// A time within the step; the step's end when absent.
         #[arg(long)]
         time: Option<f64>,
@@ -106,10 +109,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
             step,
             at,
             nodes,
+            particles,
             time,
         } => {
-            if at.is_empty() && nodes.is_empty() {
-                bail!("give at least one --at X,Y,Z or --node ID");
+            if at.is_empty() && nodes.is_empty() && particles.is_empty() {
+                bail!("give at least one --at X,Y,Z, --node ID or --particle ID");
             }
             let params = ProbeParams {
                 job,
@@ -118,7 +122,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 nodes,
                 time,
                 fields: None,
-                particles: vec![],
+                particles,
             };
             print(&block_on(async {
                 Client::connect(&server).await?.probe(&params).await

@@ -142,7 +142,8 @@ fn tolerance(t: Tolerance) -> String {
     }
 }
 
-/// Six significant digits, plain between 1e-3 and 1e6, in exponent form beyond.
+/// Up to six significant digits, plain between 1e-3 and 1e6, in exponent form beyond;
+/// trailing zeros dropped.
 pub fn number(x: f64) -> String {
     if x == 0.0 || !x.is_finite() {
         return format!("{x}");
@@ -157,6 +158,13 @@ pub fn number(x: f64) -> String {
             s
         }
     } else {
-        format!("{x:.5e}")
+        let s = format!("{x:.5e}");
+        match s.split_once('e') {
+            Some((mantissa, exponent)) if mantissa.contains('.') => format!(
+                "{}e{exponent}",
+                mantissa.trim_end_matches('0').trim_end_matches('.')
+            ),
+            _ => s,
+        }
     }
 }

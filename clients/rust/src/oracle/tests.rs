@@ -492,7 +492,9 @@ fn numbers_print_with_six_significant_digits() {
     assert_eq!(number(0.2004), "0.2004");
     assert_eq!(number(1005.38), "1005.38");
     assert_eq!(number(1.0 / 3.0), "0.333333");
-    assert_eq!(number(6.0163e-05), "6.01630e-5");
+    assert_eq!(number(6.0163e-05), "6.0163e-5");
+    assert_eq!(number(1e-4), "1e-4");
+    assert_eq!(number(-2.5e7), "-2.5e7");
     assert_eq!(number(-0.006), "-0.006");
     assert_eq!(number(0.0), "0");
 }
