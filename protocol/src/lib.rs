@@ -2,6 +2,7 @@
 //! the error codes. Data and validation only: no solver, no async runtime, no I/O.
 
 pub mod error;
+pub mod grading;
 pub mod mesh;
 pub mod methods;
 pub mod model;
@@ -10,7 +11,7 @@ pub mod pointer;
 pub mod validate;
 
 pub use error::{codes, ErrorData};
-pub use mesh::{BlockSpec, GenerateSpec, Mesh, HEX8_FACES};
+pub use mesh::{BlockSpec, GenerateSpec, HalfSpace, Mesh, MeshQuality, SphereSpec, HEX8_FACES};
 pub use methods::*;
 pub use model::*;
 pub use particles::{validate_particles, ParticleSummary, Particles, ProbedParticle};

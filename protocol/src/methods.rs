@@ -162,6 +162,7 @@ pub struct MeshGenerateResult {
     pub mesh: Mesh,
     pub nodes: usize,
     pub elements: usize,
+    pub quality: crate::mesh::MeshQuality,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]

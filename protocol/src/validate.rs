@@ -233,16 +233,105 @@ pub fn validate_generate(spec: &GenerateSpec, p: &Pointer) -> Result<(), Invalid
                     return Err(InvalidParams::new(&p.at(key), "must be at least 1"));
                 }
             }
-            let count = u64::from(b.nx) * u64::from(b.ny) * u64::from(b.nz);
-            if count > MAX_GENERATED_ELEMENTS {
-                return Err(InvalidParams::new(
-                    p,
-                    format!("{count} elements is more than the {MAX_GENERATED_ELEMENTS} a generator builds"),
-                ));
+            for k in 0..3 {
+                positive(&p.at("grading").at(k), b.grading[k], "a grading ratio")?;
             }
-            Ok(())
+            let count = u64::from(b.nx) * u64::from(b.ny) * u64::from(b.nz);
+            within_generator_cap(p, count)
+        }
+        GenerateSpec::Sphere(s) => validate_sphere(s, p),
+    }
+}
+
+fn within_generator_cap(p: &Pointer, count: u64) -> Result<(), InvalidParams> {
+    if count > MAX_GENERATED_ELEMENTS {
+        return Err(InvalidParams::new(
+            p,
+            format!(
+                "{count} elements is more than the {MAX_GENERATED_ELEMENTS} a generator builds"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The steepest growth a sphere takes: beyond it neighbours differ too much in size for
+/// the elements between the pole and the cube to keep their shape.
+pub const MAX_SPHERE_GROWTH: f64 = 2.0;
+
+fn validate_sphere(s: &crate::mesh::SphereSpec, p: &Pointer) -> Result<(), InvalidParams> {
+    for k in 0..3 {
+        finite(&p.at("centre").at(k), s.centre[k])?;
+        finite(&p.at("pole").at(k), s.pole[k])?;
+    }
+    positive(&p.at("radius"), s.radius, "a sphere's radius")?;
+    let norm = s.pole.iter().map(|c| c * c).sum::<f64>().sqrt();
+    if norm <= 0.0 {
+        return Err(InvalidParams::new(
+            &p.at("pole"),
+            "the pole is a direction from the centre and cannot be the zero vector",
+        ));
+    }
+    let mut cut = [false; 3];
+    for (i, h) in s.keep.iter().enumerate() {
+        let (axis, side) = h.axis_and_side();
+        let q = p.at("keep").at(i);
+        if std::mem::replace(&mut cut[axis], true) {
+            return Err(InvalidParams::new(
+                &q,
+                format!(
+                    "the {} axis is cut twice: keep one half-space per axis",
+                    ["x", "y", "z"][axis]
+                ),
+            ));
+        }
+        if s.pole[axis] * side < 0.0 {
+            return Err(InvalidParams::new(
+                &p.at("pole"),
+                format!(
+                    "the pole {:?} points out of the kept half-space (keep[{i}]); it must lie on the mesh",
+                    s.pole
+                ),
+            ));
         }
     }
+    positive(
+        &p.at("smallest_size"),
+        s.smallest_size,
+        "the smallest element size",
+    )?;
+    if s.smallest_size > 0.25 * s.radius {
+        return Err(InvalidParams::new(
+            &p.at("smallest_size"),
+            format!(
+                "the smallest element size ({}) must be at most a quarter of the radius ({})",
+                s.smallest_size, s.radius
+            ),
+        ));
+    }
+    finite(&p.at("growth"), s.growth)?;
+    if !(1.0..=MAX_SPHERE_GROWTH).contains(&s.growth) {
+        return Err(InvalidParams::new(
+            &p.at("growth"),
+            format!(
+                "the growth ratio must lie in [1, {MAX_SPHERE_GROWTH}], got {}",
+                s.growth
+            ),
+        ));
+    }
+    if let Some(cap) = s.largest_size {
+        finite(&p.at("largest_size"), cap)?;
+        if cap < s.smallest_size {
+            return Err(InvalidParams::new(
+                &p.at("largest_size"),
+                format!(
+                    "the largest size ({cap}) cannot be below the smallest ({})",
+                    s.smallest_size
+                ),
+            ));
+        }
+    }
+    within_generator_cap(p, crate::grading::SphereLayout::counts(s).elements)
 }
 
 /// The most elements one generator call builds (about 1 GiB of solve state).

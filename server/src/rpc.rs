@@ -26,7 +26,14 @@ pub const METHODS: [&str; 4] = [
 ];
 
 /// What the server offers beside its methods, for clients that adapt.
-pub const CAPABILITIES: [&str; 5] = ["http", "websocket", "batch", "healthz", "generate:block"];
+pub const CAPABILITIES: [&str; 6] = [
+    "http",
+    "websocket",
+    "batch",
+    "healthz",
+    "generate:block",
+    "generate:sphere",
+];
 
 // Thresholds above which work leaves the runtime's threads. Below them the work takes
 // well under a millisecond, less than the hop to a blocking thread would add to a probe.
@@ -141,12 +148,14 @@ async fn mesh_generate(params: Params<'static>) -> Result<MeshGenerateResult, Rp
     validate_generate(&spec, &Pointer::root())?;
     let elements = match &spec {
         GenerateSpec::Block(b) => u64::from(b.nx) * u64::from(b.ny) * u64::from(b.nz),
+        GenerateSpec::Sphere(s) => impact_protocol::grading::SphereLayout::counts(s).elements,
     };
     guarded(elements > GENERATE_OFF_RUNTIME_ELEMENTS, move || {
         let mesh = impact_core::generate(&spec);
         Ok(MeshGenerateResult {
             nodes: mesh.nodes.len(),
             elements: mesh.elements.len(),
+            quality: impact_core::generate::quality(&mesh),
             mesh,
         })
     })

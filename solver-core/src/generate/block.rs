@@ -1,28 +1,18 @@
-//! Mesh generators behind `mesh.generate` and a part's `{"generate": ...}`.
+//! The block generator: a box of hex8s, equal or graded per axis (a geometric
+//! progression, `impact_protocol::grading::progression`), with its sides as sets.
 
-use impact_protocol::{mesh::BLOCK_SIDES, BlockSpec, GenerateSpec, Mesh};
+use impact_protocol::{grading::block_lines, mesh::BLOCK_SIDES, BlockSpec, Mesh};
 
-/// Build the mesh a validated spec describes.
-pub fn generate(spec: &GenerateSpec) -> Mesh {
-    match spec {
-        GenerateSpec::Block(b) => block(b),
-    }
-}
-
-/// A box of equal hex8s. Nodes run x fastest, then y, then z; elements likewise.
-fn block(b: &BlockSpec) -> Mesh {
+/// A box of hex8s. Nodes run x fastest, then y, then z; elements likewise.
+pub fn block(b: &BlockSpec) -> Mesh {
     let (nx, ny, nz) = (b.nx as usize, b.ny as usize, b.nz as usize);
     let node = |i: usize, j: usize, k: usize| (i + (nx + 1) * (j + (ny + 1) * k)) as u32;
+    let [xs, ys, zs] = block_lines(b);
     let mut nodes = Vec::with_capacity((nx + 1) * (ny + 1) * (nz + 1));
-    for k in 0..=nz {
-        for j in 0..=ny {
-            for i in 0..=nx {
-                // Multiply then divide so the far side lands exactly on origin + size.
-                nodes.push([
-                    b.origin[0] + b.size[0] * i as f64 / nx as f64,
-                    b.origin[1] + b.size[1] * j as f64 / ny as f64,
-                    b.origin[2] + b.size[2] * k as f64 / nz as f64,
-                ]);
+    for z in &zs {
+        for y in &ys {
+            for x in &xs {
+                nodes.push([*x, *y, *z]);
             }
         }
     }
@@ -94,7 +84,8 @@ fn block(b: &BlockSpec) -> Mesh {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use impact_protocol::HEX8_FACES;
+    use crate::generate::{generate, quality};
+    use impact_protocol::{GenerateSpec, HEX8_FACES};
 
     fn spec() -> GenerateSpec {
         GenerateSpec::Block(BlockSpec {
@@ -103,7 +94,46 @@ mod tests {
             nx: 4,
             ny: 2,
             nz: 3,
+            grading: [1.0; 3],
         })
+    }
+
+    #[test]
+    fn grading_refines_towards_the_asked_side_and_keeps_the_extent() {
+        // A plate under a sphere's pole at (0, 0, 0.5): finer towards x = 0 and z = 0.5.
+        let m = generate(&GenerateSpec::Block(BlockSpec {
+            origin: [0.0; 3],
+            size: [1.0, 1.0, 0.5],
+            nx: 10,
+            ny: 1,
+            nz: 5,
+            grading: [8.0, 1.0, 0.25],
+        }));
+        let xs: Vec<f64> = (0..=10).map(|i| m.nodes[i][0]).collect();
+        assert_eq!(xs[0], 0.0);
+        assert_eq!(xs[10], 1.0);
+        // The last interval over the first is the grading: 8 along x.
+        let ratio = (xs[10] - xs[9]) / (xs[1] - xs[0]);
+        assert!((ratio - 8.0).abs() < 1e-9, "x grading {ratio}");
+        // Geometric: every step grows by 8^(1/9).
+        for w in xs.windows(3) {
+            let q = (w[2] - w[1]) / (w[1] - w[0]);
+            assert!((q - 8f64.powf(1.0 / 9.0)).abs() < 1e-9);
+        }
+        let zs: Vec<f64> = (0..=5).map(|k| m.nodes[k * 11 * 2][2]).collect();
+        assert_eq!(zs[5], 0.5);
+        let ratio = (zs[5] - zs[4]) / (zs[1] - zs[0]);
+        assert!((ratio - 0.25).abs() < 1e-9, "z grading {ratio}");
+        let q = quality(&m);
+        assert!(
+            q.min_jacobian_ratio > 0.999,
+            "a graded box is made of boxes"
+        );
+        // The longest edge is the single interval across y.
+        assert_eq!(q.max_size, 1.0);
+        let first_x = xs[1] - xs[0];
+        let finest_z = zs[5] - zs[4];
+        assert_eq!(q.min_size, first_x.min(finest_z));
     }
 
     #[test]
