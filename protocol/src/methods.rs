@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 pub const METHOD_SOLVE: &str = "solve";
 pub const METHOD_PROBE: &str = "solve.probe";
+pub const METHOD_HISTORY: &str = "solve.history";
 pub const METHOD_MESH_GENERATE: &str = "mesh.generate";
 pub const METHOD_SERVER_INFO: &str = "server.info";
 
@@ -39,8 +40,9 @@ pub struct SolveSummary {
     pub particles: Option<crate::particles::ParticleSummary>,
 }
 
-/// The energy balance: kinetic + internal + hourglass + viscous + contact + friction
-/// = initial + external_work, and `balance_error` = that sum / (initial + external_work) - 1.
+/// The energy balance: kinetic + internal + hourglass + viscous + contact + friction +
+/// contact_damping = initial + external_work, and `balance_error` = that sum /
+/// (initial + external_work) - 1. External work is gravity's and the rigid walls'.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct EnergySummary {
     pub kinetic: f64,
@@ -54,6 +56,9 @@ pub struct EnergySummary {
     pub contact: f64,
     /// Energy friction has dissipated.
     pub friction: f64,
+    /// Energy the contact damping has dissipated.
+    #[serde(default)]
+    pub contact_damping: f64,
     pub external_work: f64,
     /// Kinetic energy at t = 0.
     pub initial: f64,
@@ -172,4 +177,49 @@ pub struct ServerInfo {
     pub methods: Vec<String>,
     pub threads: usize,
     pub capabilities: Vec<String>,
+}
+
+/// `solve.history` params: a finished job's contact forces and energy terms against time.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HistoryParams {
+    pub job: String,
+    /// The contacts (or walls) by name; every one when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contacts: Option<Vec<String>>,
+    /// At most this many points per series (default 2000): longer series are cut into
+    /// this many runs of increments, each giving the point of its largest force.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_points: Option<usize>,
+}
+
+/// What `solve.history` answers.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct HistoryResult {
+    pub contacts: Vec<ContactHistory>,
+    /// The energy terms at every stored output, as in the summary's `energy`.
+    pub energy: EnergyHistory,
+}
+
+/// One contact's total normal force (as `peak_force` measures it) at the end of increments.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ContactHistory {
+    pub name: String,
+    pub time: Vec<f64>,
+    pub force: Vec<f64>,
+}
+
+/// The energy balance's terms against time, one entry per stored output.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct EnergyHistory {
+    pub time: Vec<f64>,
+    pub kinetic: Vec<f64>,
+    pub internal: Vec<f64>,
+    pub hourglass: Vec<f64>,
+    pub viscous: Vec<f64>,
+    pub contact: Vec<f64>,
+    pub friction: Vec<f64>,
+    pub contact_damping: Vec<f64>,
+    pub external_work: Vec<f64>,
+    pub balance_error: Vec<f64>,
 }

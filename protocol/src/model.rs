@@ -26,6 +26,12 @@ pub struct Model {
     pub boundary_conditions: Vec<BoundaryCondition>,
     #[serde(default)]
     pub contacts: Vec<Contact>,
+    /// Rigid planar walls the parts' nodes cannot cross (see docs/contact.md).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub walls: Vec<RigidWall>,
+    /// The acceleration of gravity on every node of the finite-element parts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gravity: Option<[f64; 3]>,
     pub steps: Vec<Step>,
     #[serde(default)]
     pub controls: Controls,
@@ -140,21 +146,102 @@ pub struct BoundaryCondition {
     pub fixed: Vec<Dof>,
 }
 
-/// Penalty contact between two face sets; it runs both ways at half the penalty, so which
-/// surface is `secondary` and which is `main` does not change the answer.
+/// Which faces a contact holds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ContactKind {
+    /// The faces of `secondary` against those of `main`, both ways.
+    #[default]
+    SurfaceToSurface,
+    /// Every exterior face of the `parts` against every other one.
+    General,
+    /// The exterior faces of one part (`parts`) against its own, a face's neighbours
+    /// (faces sharing a node with it) excluded.
+    #[serde(rename = "self")]
+    SelfContact,
+}
+
+/// What to do with a node found inside a face before the first increment.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum InitialPenetration {
+    /// Move the node back onto the face before t = 0 (strain-free) and report it.
+    #[default]
+    Adjust,
+    /// Refuse the model, naming the node, the face and the depth.
+    Refuse,
+}
+
+/// Coulomb friction with an exponential decay from the static to the dynamic coefficient:
+/// mu = dynamic + (static - dynamic) exp(-decay |v_slip|).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Friction {
+    #[serde(rename = "static")]
+    pub static_coefficient: f64,
+    /// The dynamic coefficient; the static one when absent.
+    #[serde(rename = "dynamic", default, skip_serializing_if = "Option::is_none")]
+    pub dynamic_coefficient: Option<f64>,
+    /// The decay coefficient (per unit of slip speed); 0 keeps mu at the static value.
+    #[serde(default)]
+    pub decay: f64,
+}
+
+/// Penalty contact (segment to segment, see docs/contact.md). It runs both ways at half
+/// the penalty, so which surface is `secondary` and which is `main` does not change the
+/// answer.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Contact {
     pub name: String,
-    pub secondary: SetRef,
-    pub main: SetRef,
-    /// The user scale `s` of the penalty (see docs/protocol.md); default 0.1.
+    #[serde(default)]
+    pub kind: ContactKind,
+    /// A face set; needed by `surface_to_surface`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub secondary: Option<SetRef>,
+    /// A face set; needed by `surface_to_surface`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub main: Option<SetRef>,
+    /// Part names: the parts of `general` contact, the one part of `self` contact.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<String>,
+    /// The user scale `s` of the penalty per area eps = s gamma min(m/A) / dt^2 (see
+    /// docs/contact.md); default 0.25.
     #[serde(default = "default_penalty_scale")]
     pub penalty_scale: f64,
+    /// Coulomb friction; frictionless when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub friction: Option<Friction>,
+    /// Normal contact damping as a fraction of critical, in [0, 1]; default 0.
+    #[serde(default)]
+    pub damping: f64,
+    #[serde(default)]
+    pub initial_penetration: InitialPenetration,
 }
 
 pub fn default_penalty_scale() -> f64 {
-    0.1
+    0.25
+}
+
+/// A rigid plane the parts' nodes stay in front of (on the side its normal points to),
+/// optionally moving at a constant velocity; nodes reaching it take Coulomb impulses.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RigidWall {
+    pub name: String,
+    /// A point of the plane at t = 0.
+    pub point: [f64; 3],
+    /// The plane's normal, towards the side the nodes stay on (need not be unit).
+    pub normal: [f64; 3],
+    /// The plane's constant velocity.
+    #[serde(default)]
+    pub velocity: [f64; 3],
+    /// Parts whose nodes the wall holds back; every part when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<String>,
+    /// Coulomb friction on the wall; frictionless when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub friction: Option<Friction>,
 }
 
 /// A named stretch of simulated time; steps run one after another from the state the
@@ -181,6 +268,9 @@ pub struct Controls {
     /// A cap on the increments of the whole solve; the solve fails past it.
     #[serde(default = "default_max_increments")]
     pub max_increments: u64,
+    /// A cap on the faces all contacts hold together; a model past it is refused.
+    #[serde(default = "default_max_contact_faces")]
+    pub max_contact_faces: u64,
 }
 
 impl Default for Controls {
@@ -190,6 +280,7 @@ impl Default for Controls {
             bulk_viscosity: BulkViscosity::default(),
             hourglass: Hourglass::default(),
             max_increments: default_max_increments(),
+            max_contact_faces: default_max_contact_faces(),
         }
     }
 }
@@ -200,6 +291,10 @@ pub fn default_time_step_scale() -> f64 {
 
 pub fn default_max_increments() -> u64 {
     10_000_000
+}
+
+pub fn default_max_contact_faces() -> u64 {
+    2_000_000
 }
 
 /// Artificial bulk viscosity q = rho l (quadratic l |tr D|^2 - linear c tr D) in compression.

@@ -3,7 +3,7 @@
 //! range). Geometry (inverted elements) is the core's to check; it knows the shape functions.
 
 use crate::mesh::GenerateSpec;
-use crate::model::{MeshSource, Model, Part};
+use crate::model::{Contact, ContactKind, Friction, MeshSource, Model, Part};
 use crate::pointer::Pointer;
 use serde::de::DeserializeOwned;
 use std::collections::BTreeSet;
@@ -59,7 +59,10 @@ fn positive(p: &Pointer, v: f64, what: &str) -> Result<(), InvalidParams> {
     if v > 0.0 {
         Ok(())
     } else {
-        Err(InvalidParams::new(p, format!("{what} must be positive, got {v}")))
+        Err(InvalidParams::new(
+            p,
+            format!("{what} must be positive, got {v}"),
+        ))
     }
 }
 
@@ -108,7 +111,11 @@ pub fn validate_model(model: &Model, base: &Pointer) -> Result<(), InvalidParams
             "a model with parts needs at least one material",
         ));
     }
-    unique(&mats, model.materials.iter().map(|m| m.name.as_str()), "material")?;
+    unique(
+        &mats,
+        model.materials.iter().map(|m| m.name.as_str()),
+        "material",
+    )?;
     for (i, m) in model.materials.iter().enumerate() {
         let p = mats.at(i);
         positive(&p.at("E"), m.youngs_modulus, "Young's modulus")?;
@@ -166,30 +173,72 @@ pub fn validate_model(model: &Model, base: &Pointer) -> Result<(), InvalidParams
     }
 
     let contacts = base.at("contacts");
-    unique(&contacts, model.contacts.iter().map(|c| c.name.as_str()), "contact")?;
+    unique(
+        &contacts,
+        model.contacts.iter().map(|c| c.name.as_str()),
+        "contact",
+    )?;
     for (i, c) in model.contacts.iter().enumerate() {
         let p = contacts.at(i);
-        for (key, r) in [("secondary", &c.secondary), ("main", &c.main)] {
-            let part = find_part(&p.at(key).at("part"), &r.part)?;
-            check_face_set(part, &r.set, &p.at(key).at("set"))?;
+        validate_contact(c, &p, &model.parts)?;
+    }
+    unique(
+        &base.at("walls"),
+        model.walls.iter().map(|w| w.name.as_str()),
+        "wall",
+    )?;
+    for (i, w) in model.walls.iter().enumerate() {
+        let p = base.at("walls").at(i);
+        for k in 0..3 {
+            finite(&p.at("point").at(k), w.point[k])?;
+            finite(&p.at("normal").at(k), w.normal[k])?;
+            finite(&p.at("velocity").at(k), w.velocity[k])?;
         }
-        positive(&p.at("penalty_scale"), c.penalty_scale, "the penalty scale")?;
+        // Finite (checked above), so the sum of squares is a number.
+        if w.normal.iter().map(|c| c * c).sum::<f64>() <= 0.0 {
+            return Err(InvalidParams::new(
+                &p.at("normal"),
+                "a wall's normal cannot be the zero vector",
+            ));
+        }
+        for (k, name) in w.parts.iter().enumerate() {
+            find_part(&p.at("parts").at(k), name)?;
+        }
+        if let Some(f) = &w.friction {
+            validate_friction(f, &p.at("friction"))?;
+        }
+    }
+    if let Some(g) = &model.gravity {
+        for (k, v) in g.iter().enumerate() {
+            finite(&base.at("gravity").at(k), *v)?;
+        }
     }
 
     let steps = base.at("steps");
     if model.steps.is_empty() {
-        return Err(InvalidParams::new(&steps, "a model needs at least one step"));
+        return Err(InvalidParams::new(
+            &steps,
+            "a model needs at least one step",
+        ));
     }
     unique(&steps, model.steps.iter().map(|s| s.name.as_str()), "step")?;
     for (i, s) in model.steps.iter().enumerate() {
         let p = steps.at(i);
         positive(&p.at("duration"), s.duration, "a step's duration")?;
-        positive(&p.at("output_interval"), s.output_interval, "the output interval")?;
+        positive(
+            &p.at("output_interval"),
+            s.output_interval,
+            "the output interval",
+        )?;
     }
 
     let c = &model.controls;
     let p = base.at("controls");
-    positive(&p.at("time_step_scale"), c.time_step_scale, "the time-step scale")?;
+    positive(
+        &p.at("time_step_scale"),
+        c.time_step_scale,
+        "the time-step scale",
+    )?;
     if c.time_step_scale > 1.0 {
         return Err(InvalidParams::new(
             &p.at("time_step_scale"),
@@ -206,18 +255,150 @@ pub fn validate_model(model: &Model, base: &Pointer) -> Result<(), InvalidParams
         let q = p.at("bulk_viscosity").at(key);
         finite(&q, v)?;
         if v < 0.0 {
-            return Err(InvalidParams::new(&q, "a bulk viscosity coefficient cannot be negative"));
+            return Err(InvalidParams::new(
+                &q,
+                "a bulk viscosity coefficient cannot be negative",
+            ));
         }
     }
     let hg = p.at("hourglass").at("coefficient");
     finite(&hg, c.hourglass.coefficient)?;
     if c.hourglass.coefficient < 0.0 {
-        return Err(InvalidParams::new(&hg, "the hourglass coefficient cannot be negative"));
+        return Err(InvalidParams::new(
+            &hg,
+            "the hourglass coefficient cannot be negative",
+        ));
     }
     if c.max_increments == 0 {
-        return Err(InvalidParams::new(&p.at("max_increments"), "must be at least 1"));
+        return Err(InvalidParams::new(
+            &p.at("max_increments"),
+            "must be at least 1",
+        ));
+    }
+    if c.max_contact_faces == 0 {
+        return Err(InvalidParams::new(
+            &p.at("max_contact_faces"),
+            "must be at least 1",
+        ));
     }
     Ok(())
+}
+
+fn validate_contact(c: &Contact, p: &Pointer, parts: &[Part]) -> Result<(), InvalidParams> {
+    let find_part = |q: &Pointer, name: &str| -> Result<(), InvalidParams> {
+        parts
+            .iter()
+            .any(|part| part.name == name)
+            .then_some(())
+            .ok_or_else(|| InvalidParams::new(q, format!("no part is named '{name}'")))
+    };
+    match c.kind {
+        ContactKind::SurfaceToSurface => {
+            for (key, r) in [("secondary", &c.secondary), ("main", &c.main)] {
+                let r = r.as_ref().ok_or_else(|| {
+                    InvalidParams::new(
+                        &p.at(key),
+                        format!(
+                            "a surface_to_surface contact needs '{key}': {{\"part\", \"set\"}}"
+                        ),
+                    )
+                })?;
+                find_part(&p.at(key).at("part"), &r.part)?;
+                if let Some(part) = parts.iter().find(|part| part.name == r.part) {
+                    check_face_set(part, &r.set, &p.at(key).at("set"))?;
+                }
+            }
+            if !c.parts.is_empty() {
+                return Err(InvalidParams::new(
+                    &p.at("parts"),
+                    "'parts' belongs to general and self contact; a surface_to_surface contact names 'secondary' and 'main'",
+                ));
+            }
+        }
+        ContactKind::General | ContactKind::SelfContact => {
+            for key in ["secondary", "main"] {
+                let given = if key == "secondary" {
+                    c.secondary.is_some()
+                } else {
+                    c.main.is_some()
+                };
+                if given {
+                    return Err(InvalidParams::new(
+                        &p.at(key),
+                        format!("general and self contact take 'parts', not '{key}'"),
+                    ));
+                }
+            }
+            if c.parts.is_empty() {
+                return Err(InvalidParams::new(
+                    &p.at("parts"),
+                    "name the parts whose exterior faces are in contact",
+                ));
+            }
+            if c.kind == ContactKind::SelfContact && c.parts.len() != 1 {
+                return Err(InvalidParams::new(
+                    &p.at("parts"),
+                    format!("self contact takes exactly one part, got {}", c.parts.len()),
+                ));
+            }
+            let mut seen = BTreeSet::new();
+            for (k, name) in c.parts.iter().enumerate() {
+                find_part(&p.at("parts").at(k), name)?;
+                if !seen.insert(name.as_str()) {
+                    return Err(InvalidParams::new(
+                        &p.at("parts").at(k),
+                        format!("the part '{name}' is named twice"),
+                    ));
+                }
+            }
+        }
+    }
+    positive(&p.at("penalty_scale"), c.penalty_scale, "the penalty scale")?;
+    if let Some(f) = &c.friction {
+        validate_friction(f, &p.at("friction"))?;
+    }
+    finite(&p.at("damping"), c.damping)?;
+    if !(0.0..=1.0).contains(&c.damping) {
+        return Err(InvalidParams::new(
+            &p.at("damping"),
+            format!(
+                "the contact damping is a fraction of critical in [0, 1], got {}",
+                c.damping
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn validate_friction(f: &Friction, p: &Pointer) -> Result<(), InvalidParams> {
+    let non_negative = |q: &Pointer, v: f64, what: &str| -> Result<(), InvalidParams> {
+        finite(q, v)?;
+        if v < 0.0 {
+            return Err(InvalidParams::new(
+                q,
+                format!("{what} cannot be negative, got {v}"),
+            ));
+        }
+        Ok(())
+    };
+    non_negative(
+        &p.at("static"),
+        f.static_coefficient,
+        "a friction coefficient",
+    )?;
+    if let Some(d) = f.dynamic_coefficient {
+        non_negative(&p.at("dynamic"), d, "a friction coefficient")?;
+        if d > f.static_coefficient {
+            return Err(InvalidParams::new(
+                &p.at("dynamic"),
+                format!(
+                    "the dynamic coefficient ({d}) cannot exceed the static one ({})",
+                    f.static_coefficient
+                ),
+            ));
+        }
+    }
+    non_negative(&p.at("decay"), f.decay, "the friction decay")
 }
 
 /// Check the parameters of a generator.
@@ -353,18 +534,23 @@ fn validate_mesh_source(mesh: &MeshSource, p: &Pointer) -> Result<(), InvalidPar
         }
         return validate_generate(spec, &p.at("generate"));
     }
-    let nodes = mesh
-        .nodes
-        .as_ref()
-        .ok_or_else(|| InvalidParams::new(&p.at("nodes"), "a mesh needs 'nodes' (or 'generate')"))?;
+    let nodes = mesh.nodes.as_ref().ok_or_else(|| {
+        InvalidParams::new(&p.at("nodes"), "a mesh needs 'nodes' (or 'generate')")
+    })?;
     let elements = mesh.elements.as_ref().ok_or_else(|| {
         InvalidParams::new(&p.at("elements"), "a mesh needs 'elements' (or 'generate')")
     })?;
     if nodes.is_empty() {
-        return Err(InvalidParams::new(&p.at("nodes"), "a mesh needs at least one node"));
+        return Err(InvalidParams::new(
+            &p.at("nodes"),
+            "a mesh needs at least one node",
+        ));
     }
     if elements.is_empty() {
-        return Err(InvalidParams::new(&p.at("elements"), "a mesh needs at least one element"));
+        return Err(InvalidParams::new(
+            &p.at("elements"),
+            "a mesh needs at least one element",
+        ));
     }
     for (i, x) in nodes.iter().enumerate() {
         for (k, v) in x.iter().enumerate() {

@@ -6,7 +6,7 @@
 use crate::generate::generate;
 use crate::hex8::{jacobian_det_at, NODE_SIGNS};
 use crate::material::Elastic;
-use impact_protocol::{InvalidParams, Mesh, Model, Pointer, HEX8_FACES};
+use impact_protocol::{InvalidParams, Mesh, Model, Pointer};
 
 /// Where a part's nodes and elements sit in the global arrays.
 #[derive(Clone, Debug)]
@@ -18,23 +18,7 @@ pub struct PartRange {
     pub element_count: u32,
 }
 
-/// A contact surface: its faces with global node ids (outward order) and its nodes.
-#[derive(Clone, Debug, Default)]
-pub struct Surface {
-    pub faces: Vec<[u32; 4]>,
-    /// `[global element, local face]` of each face, for reports.
-    pub face_ids: Vec<[u32; 2]>,
-    /// The surface's nodes, ascending.
-    pub nodes: Vec<u32>,
-}
-
-#[derive(Clone, Debug)]
-pub struct ContactPair {
-    pub name: String,
-    pub secondary: Surface,
-    pub main: Surface,
-    pub penalty_scale: f64,
-}
+pub use crate::contact::ContactPair;
 
 /// The model as flat arrays, ready for the integrator.
 #[derive(Clone, Debug, Default)]
@@ -218,36 +202,18 @@ pub fn assemble(model: &Model) -> Result<Assembly, InvalidParams> {
         }
     }
 
-    for (ci, c) in model.contacts.iter().enumerate() {
-        let p = root.at("contacts").at(ci);
-        let surface = |key: &str, r: &impact_protocol::SetRef| -> Result<Surface, InvalidParams> {
-            let pi = part_index(&r.part)
-                .ok_or_else(|| InvalidParams::new(&p.at(key).at("part"), "unknown part"))?;
-            let faces = meshes[pi]
-                .face_sets
-                .get(&r.set)
-                .ok_or_else(|| InvalidParams::new(&p.at(key).at("set"), "unknown face set"))?;
-            let (noff, eoff) = (asm.parts[pi].node_offset, asm.parts[pi].element_offset);
-            let mut s = Surface::default();
-            for &[e, f] in faces {
-                let conn = &meshes[pi].elements[e as usize];
-                s.faces.push(HEX8_FACES[f as usize].map(|l| conn[l] + noff));
-                s.face_ids.push([e + eoff, f]);
-            }
-            s.nodes = s.faces.iter().flatten().copied().collect();
-            s.nodes.sort_unstable();
-            s.nodes.dedup();
-            Ok(s)
-        };
-        let secondary = surface("secondary", &c.secondary)?;
-        let main = surface("main", &c.main)?;
-        asm.contacts.push(ContactPair {
-            name: c.name.clone(),
-            secondary,
-            main,
-            penalty_scale: c.penalty_scale,
-        });
-    }
+    let part_meshes: Vec<crate::contact::surface::PartMesh<'_>> = asm
+        .parts
+        .iter()
+        .zip(meshes.iter())
+        .map(|(p, mesh)| crate::contact::surface::PartMesh {
+            name: &p.name,
+            mesh,
+            node_offset: p.node_offset,
+            element_offset: p.element_offset,
+        })
+        .collect();
+    asm.contacts = crate::contact::surface::build(model, &part_meshes, &asm.reference)?;
     if !model.contacts.is_empty() && model.controls.time_step_scale > 0.95 {
         return Err(InvalidParams::new(
             &root.at("controls").at("time_step_scale"),

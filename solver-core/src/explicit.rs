@@ -4,10 +4,11 @@
 //! energy balance. Same bits on any thread count: every sum runs in a fixed order.
 
 use crate::assembly::{assemble, Assembly};
-use crate::contact::Contacts;
+use crate::contact::{settle_initial_penetrations, Contacts};
 use crate::control::Live;
 use crate::error::SolveError;
 use crate::hex8::{self, ElementControls, ElementUpdate};
+use crate::loads::Gravity;
 use crate::solution::{Frame, History, Solution, StepSpan};
 use crate::SolveOptions;
 use impact_protocol::{EnergySummary, Model, SolveSummary, StepReport};
@@ -35,7 +36,8 @@ struct Nodes {
 
 pub fn run(model: &Model, options: &SolveOptions) -> Result<Solution, SolveError> {
     let started = Instant::now();
-    let asm = assemble(model)?;
+    let mut asm = assemble(model)?;
+    let adjusted = settle_initial_penetrations(&mut asm)?;
     let ctl = ElementControls {
         bulk_linear: model.controls.bulk_viscosity.linear,
         bulk_quadratic: model.controls.bulk_viscosity.quadratic,
@@ -69,7 +71,8 @@ pub fn run(model: &Model, options: &SolveOptions) -> Result<Solution, SolveError
         });
     let (mut critical, _) = smallest(&el.critical);
     let initial_increment = scale * critical;
-    let mut contacts = Contacts::new(asm.contacts.clone(), nn, scale);
+    let mut contacts = Contacts::new(model, &asm, initial_increment, scale, adjusted);
+    let mut gravity = Gravity::new(model.gravity);
 
     let kinetic = |v: &[[f64; 3]]| -> f64 {
         v.iter()
@@ -80,7 +83,7 @@ pub fn run(model: &Model, options: &SolveOptions) -> Result<Solution, SolveError
     let initial_energy = kinetic(&nodes.v);
 
     let mut frames = vec![Frame::capture(0.0, &nodes.x, &asm.reference, &nodes.v)];
-    let mut history = History::new(asm.contacts.len());
+    let mut history = History::new(contacts.count());
     let mut spans = Vec::new();
     let mut step_reports = Vec::new();
     let mut time = 0.0_f64;
@@ -129,6 +132,7 @@ pub fn run(model: &Model, options: &SolveOptions) -> Result<Solution, SolveError
             increments += 1;
             total_increments += 1;
             history.push(time, contacts.last_forces());
+                &mut gravity,
             live.tick(&step.name, time, total_increments, dt);
 
             if let Some(e) = el.volume.iter().position(|&v| !(v > 0.0)) {
@@ -145,7 +149,8 @@ pub fn run(model: &Model, options: &SolveOptions) -> Result<Solution, SolveError
                 while next_output <= time {
                     next_output += step.output_interval;
                 }
-                let energy = energy_summary(&el, &nodes, &contacts, initial_energy, &kinetic);
+                let energy =
+                    energy_summary(&el, &nodes, &contacts, &gravity, initial_energy, &kinetic);
                 if !energy.balance_error.is_finite()
                     || (initial_energy > 0.0 && energy.balance_error.abs() > 1.0)
                 {
@@ -180,7 +185,7 @@ pub fn run(model: &Model, options: &SolveOptions) -> Result<Solution, SolveError
         });
     }
 
-    let energy = energy_summary(&el, &nodes, &contacts, initial_energy, &kinetic);
+    let energy = energy_summary(&el, &nodes, &contacts, &gravity, initial_energy, &kinetic);
     let summary = SolveSummary {
         job: String::new(),
         energy,
@@ -215,12 +220,14 @@ fn advance(
         .for_each(|(((v, x), a), fixed)| {
             for k in 0..3 {
                 v[k] = if fixed[k] {
+#[allow(clippy::too_many_arguments)]
                     0.0
                 } else {
                     v[k] + 0.5 * dt * a[k]
                 };
                 x[k] += dt * v[k];
             }
+    gravity: &mut Gravity,
         });
 
     let (x, v) = (&nodes.x, &nodes.v);
@@ -243,6 +250,17 @@ fn advance(
                 let u: ElementUpdate =
                     hex8::update(&xe, &ve, stress, &asm.materials[m as usize], ctl, dt);
                 *stress = u.stress;
+    // Rigid walls put the nodes that crossed them back before the elements see them.
+    contacts.hold_at_walls(
+        &mut nodes.x,
+        &mut nodes.v,
+        &nodes.a,
+        &asm.mass,
+        &asm.fixed,
+        dt,
+        time,
+    );
+
                 *internal += u.internal_work;
                 *viscous += u.viscous_work;
                 *hourglass += u.hourglass_work;
@@ -270,7 +288,8 @@ fn advance(
         *f = sum;
     });
 
-    contacts.apply(&nodes.x, &nodes.v, &asm.mass, dt, time, &mut nodes.f);
+    contacts.apply(&nodes.x, &nodes.v, dt, time, &mut nodes.f);
+    gravity.apply(&mut nodes.f, &nodes.v, &asm.mass, &asm.fixed, dt);
 
     // a(n+1) = f / m; v(n+1) = v(n+1/2) + dt/2 a(n+1).
     nodes
@@ -326,8 +345,10 @@ fn energy_summary(
     let hourglass: f64 = el.hourglass.iter().sum();
     let kinetic = kinetic(&nodes.v);
     let contact = contacts.stored_energy();
-    let external_work = 0.0;
-    let total = kinetic + internal + hourglass + viscous + contact;
+    let friction = contacts.friction_dissipation();
+    let contact_damping = contacts.damping_dissipation();
+    let external_work = gravity.work() + contacts.wall_work();
+    let total = kinetic + internal + hourglass + viscous + contact + friction + contact_damping;
     let reference = initial + external_work;
     EnergySummary {
         kinetic,
@@ -335,7 +356,8 @@ fn energy_summary(
         hourglass,
         viscous,
         contact,
-        friction: 0.0,
+        friction,
+        contact_damping,
         external_work,
         initial,
         balance_error: if reference != 0.0 {
@@ -345,3 +367,4 @@ fn energy_summary(
         },
     }
 }
+    gravity: &Gravity,

@@ -10,6 +10,7 @@ pub mod error;
 pub mod explicit;
 pub mod generate;
 pub mod hex8;
+pub mod loads;
 pub mod material;
 pub mod particles;
 pub mod persist;

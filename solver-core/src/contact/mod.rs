@@ -1,193 +1,525 @@
-//! Penalty contact: the boundary the integrator calls once per increment. It adds the
-//! contact forces of every contact pair into the nodal forces, keeps the work the contact
-//! springs hold, and the per-contact report (peak force, first and last contact, deepest
-//! penetration). The kernel that finds and integrates the gaps sits behind this boundary
-//! (today node-to-face in `node_to_face`); replacing it does not touch the integrator.
+//! Penalty contact: the boundary the integrator calls. Once per increment `apply` finds
+//! the face pairs of every contact (a bucket grid rebuilt each increment), integrates
+//! them segment to segment in parallel into private records, and adds the forces into the
+//! nodes in face order, so the same bits come out on any thread count. Friction and
+//! damping act at the secondary nodes. Each contact keeps the energy its springs hold,
+//! what friction and damping dissipated, and its report; rigid walls ride along (their
+//! impulses act right after the position update, `hold_at_walls`).
 
+mod friction;
+mod initial;
 mod node_to_face;
 pub mod penalty;
+pub mod search;
+pub mod segment;
+pub mod surface;
+pub mod walls;
 
-use crate::assembly::ContactPair;
-use impact_protocol::ContactReport;
+pub use initial::settle as settle_initial_penetrations;
+pub use surface::ContactPair;
+pub use walls::Walls;
 
-/// One secondary node pressed into one main face in one increment.
+use crate::assembly::Assembly;
+use crate::hex8::{cross, dot, norm, sub};
+use impact_protocol::{AdjustedNode, ContactReport, Model};
+use rayon::prelude::*;
+use search::{Aabb, Grid};
+use segment::{FaceGeometry, PairForce};
+
+/// Below this many faces a parallel task costs more than the work it carries.
+const MIN_FACES_PER_TASK: usize = 128;
+
+/// One secondary face pressed by one main face in one increment.
 #[derive(Clone, Copy, Debug)]
-pub struct Engagement {
-    pub node: u32,
-    pub face: usize,
-    /// Negative: penetration depth along the main face's outward normal.
-    pub gap: f64,
-    /// The force on the secondary node (the face's nodes take the opposite, shared).
-    pub force: [f64; 3],
-    pub shape: [f64; 4],
+struct PairRecord {
+    secondary: u32,
+    main: u32,
+    /// The secondary face's unit normal: the main face is pushed along it.
+    normal: [f64; 3],
+    force: PairForce,
 }
 
-/// The running record of one contact pair.
+/// Nodal forces of one kind at the end of the last increment and of this one.
 #[derive(Clone, Debug)]
-struct Record {
+struct Forces {
+    previous: Vec<[f64; 3]>,
+    current: Vec<[f64; 3]>,
+}
+
+impl Forces {
+    fn new(n: usize) -> Self {
+        Forces {
+            previous: vec![[0.0; 3]; n],
+            current: vec![[0.0; 3]; n],
+        }
+    }
+
+    fn start(&mut self) {
+        std::mem::swap(&mut self.previous, &mut self.current);
+        self.current.iter_mut().for_each(|f| *f = [0.0; 3]);
+    }
+
+    /// Trapezoidal work over the increment of the nodes `nodes` moving at `v` for `dt`.
+    fn work(&self, nodes: &[u32], v: &[[f64; 3]], dt: f64) -> f64 {
+        let mut w = 0.0;
+        for (i, &n) in nodes.iter().enumerate() {
+            let (a, b, vn) = (self.previous[i], self.current[i], v[n as usize]);
+            for k in 0..3 {
+                w += 0.5 * (a[k] + b[k]) * vn[k] * dt;
+            }
+        }
+        w
+    }
+}
+
+/// The running state of one contact.
+#[derive(Clone, Debug)]
+struct Interface {
+    pair: ContactPair,
+    /// Local index of each global node (u32::MAX when not a node of this contact).
+    slot: Vec<u32>,
+    mass: Vec<f64>,
+    /// Each node's tributary area on the contact surface (reference configuration).
+    area: Vec<f64>,
+    /// Each node's penalty per area for one direction, from the first increment.
+    node_penalty: Vec<f64>,
+    /// The smallest of its nodes' penalty and of their m/A, per face.
+    face_penalty: Vec<f64>,
+    face_m_over_a: Vec<f64>,
+    normal: Forces,
+    friction: Forces,
+    damping: Forces,
+    /// The tangential (friction) force at each node as a secondary one.
+    tangential: Vec<[f64; 3]>,
+    stored_energy: f64,
+    friction_dissipation: f64,
+    damping_dissipation: f64,
     peak_force: f64,
     first_contact: Option<f64>,
     last_contact: Option<f64>,
     max_penetration: f64,
+    adjusted: Vec<AdjustedNode>,
+    records: Vec<PairRecord>,
 }
 
-/// Every contact pair of the model, with the state it keeps between increments.
+/// Every contact of the model and the rigid walls, with the state they keep.
 #[derive(Clone, Debug)]
 pub struct Contacts {
-    pairs: Vec<ContactPair>,
-    records: Vec<Record>,
-    /// Nodes of any contact surface, ascending, with their contact force of the last increment.
-    nodes: Vec<u32>,
-    previous: Vec<[f64; 3]>,
-    current: Vec<[f64; 3]>,
-    /// Position of each global node in `nodes` (u32::MAX when not a contact node).
-    slot: Vec<u32>,
-    /// Energy the springs hold: minus the work of the contact forces so far.
-    stored_energy: f64,
+    interfaces: Vec<Interface>,
+    walls: Walls,
     time_step_scale: f64,
-    /// The net force across each pair's interface in the last increment, for histories.
+    /// The total normal force of each contact, then each wall, in the last increment.
     last_forces: Vec<f64>,
-    scratch: Vec<Engagement>,
 }
 
 impl Contacts {
-    pub fn new(pairs: Vec<ContactPair>, node_count: usize, time_step_scale: f64) -> Self {
-        let mut nodes: Vec<u32> = pairs
+    /// `dt0` is the stable increment at the start (it sets the penalty), `adjusted` what
+    /// the initial-penetration pass moved.
+    pub fn new(
+        model: &Model,
+        asm: &Assembly,
+        dt0: f64,
+        time_step_scale: f64,
+        adjusted: Vec<Vec<AdjustedNode>>,
+    ) -> Self {
+        let mut adjusted = adjusted.into_iter();
+        let interfaces: Vec<Interface> = asm
+            .contacts
             .iter()
-            .flat_map(|p| p.secondary.nodes.iter().chain(p.main.nodes.iter()).copied())
-            .collect();
-        nodes.sort_unstable();
-        nodes.dedup();
-        let mut slot = vec![u32::MAX; if nodes.is_empty() { 0 } else { node_count }];
-        for (i, &n) in nodes.iter().enumerate() {
-            slot[n as usize] = i as u32;
-        }
-        let records = pairs
-            .iter()
-            .map(|_| Record {
-                peak_force: 0.0,
-                first_contact: None,
-                last_contact: None,
-                max_penetration: 0.0,
+            .map(|pair| {
+                Interface::new(
+                    pair.clone(),
+                    asm,
+                    dt0,
+                    time_step_scale,
+                    adjusted.next().unwrap_or_default(),
+                )
             })
             .collect();
+        let walls = Walls::new(model, asm);
         Contacts {
-            last_forces: vec![0.0; pairs.len()],
-            pairs,
-            records,
-            previous: vec![[0.0; 3]; nodes.len()],
-            current: vec![[0.0; 3]; nodes.len()],
-            nodes,
-            slot,
-            stored_energy: 0.0,
+            last_forces: vec![0.0; interfaces.len() + walls.len()],
+            interfaces,
+            walls,
             time_step_scale,
-            scratch: Vec::new(),
         }
+    }
+
+    /// How many reports (contacts, then walls) the solve gives.
+    pub fn count(&self) -> usize {
+        self.last_forces.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.pairs.is_empty()
+        self.interfaces.is_empty() && self.walls.is_empty()
+    }
+
+    /// The walls' impulses, right after the position update: `x` at `time`, `v` the
+    /// velocities over the increment (both corrected in place), `a` the accelerations at
+    /// its start.
+    #[allow(clippy::too_many_arguments)]
+    pub fn hold_at_walls(
+        &mut self,
+        x: &mut [[f64; 3]],
+        v: &mut [[f64; 3]],
+        a: &[[f64; 3]],
+        mass: &[f64],
+        fixed: &[[bool; 3]],
+        dt: f64,
+        time: f64,
+    ) {
+        if self.walls.is_empty() {
+            return;
+        }
+        self.walls.apply(x, v, a, mass, fixed, dt, time);
+        let n = self.interfaces.len();
+        for (slot, f) in self.last_forces[n..]
+            .iter_mut()
+            .zip(self.walls.last_forces())
+        {
+            *slot = f;
+        }
     }
 
     /// Add the contact forces at positions `x` (end of the increment) into `forces`, and
-    /// the work done over the increment whose displacement was `dt * v`.
+    /// the work done over the increment whose velocities were `v`.
     pub fn apply(
         &mut self,
         x: &[[f64; 3]],
         v: &[[f64; 3]],
-        mass: &[f64],
         dt: f64,
         time: f64,
         forces: &mut [[f64; 3]],
     ) {
-        if self.pairs.is_empty() {
-            return;
+        for (i, it) in self.interfaces.iter_mut().enumerate() {
+            self.last_forces[i] = it.apply(x, v, dt, time, self.time_step_scale, forces);
         }
-        std::mem::swap(&mut self.previous, &mut self.current);
-        self.current.iter_mut().for_each(|f| *f = [0.0; 3]);
-        for (pi, pair) in self.pairs.iter().enumerate() {
-            // Both ways at half the penalty, so neither surface is favoured.
-            let mut net = [0.0; 3];
-            let mut deepest: f64 = 0.0;
-            for (from_secondary, (sec, main)) in [
-                (true, (&pair.secondary, &pair.main)),
-                (false, (&pair.main, &pair.secondary)),
-            ] {
-                self.scratch.clear();
-                node_to_face::engage(
-                    sec,
-                    main,
-                    x,
-                    mass,
-                    dt,
-                    self.time_step_scale,
-                    pair.penalty_scale,
-                    &mut self.scratch,
-                );
-                for e in &self.scratch {
-                    deepest = deepest.max(-e.gap);
-                    let s = self.slot[e.node as usize] as usize;
-                    add(&mut self.current[s], e.force, 1.0);
-                    // The net force on the pair's secondary surface.
-                    add(&mut net, e.force, if from_secondary { 1.0 } else { -1.0 });
-                    for (k, &m) in main.faces[e.face].iter().enumerate() {
-                        let s = self.slot[m as usize] as usize;
-                        add(&mut self.current[s], e.force, -e.shape[k]);
-                    }
-                }
-            }
-            let magnitude = (net[0] * net[0] + net[1] * net[1] + net[2] * net[2]).sqrt();
-            self.last_forces[pi] = magnitude;
-            let r = &mut self.records[pi];
-            if magnitude > 0.0 {
-                r.peak_force = r.peak_force.max(magnitude);
-                r.first_contact.get_or_insert(time);
-                r.last_contact = Some(time);
-            }
-            r.max_penetration = r.max_penetration.max(deepest);
-        }
-        // Trapezoidal work of the contact forces over the increment; the springs hold minus it.
-        let mut work = 0.0;
-        for (i, &n) in self.nodes.iter().enumerate() {
-            let n = n as usize;
-            let (a, b) = (self.previous[i], self.current[i]);
-            for k in 0..3 {
-                work += 0.5 * (a[k] + b[k]) * v[n][k] * dt;
-            }
-            add(&mut forces[n], b, 1.0);
-        }
-        self.stored_energy -= work;
     }
 
     /// What the contact springs hold now.
     pub fn stored_energy(&self) -> f64 {
-        self.stored_energy
+        self.interfaces.iter().map(|i| i.stored_energy).sum()
     }
 
-    /// The net interface force of each pair in the last increment.
+    /// What friction has dissipated, in contacts and on walls.
+    pub fn friction_dissipation(&self) -> f64 {
+        self.interfaces
+            .iter()
+            .map(|i| i.friction_dissipation)
+            .sum::<f64>()
+            + self.walls.friction_dissipation()
+    }
+
+    /// What contact damping has dissipated.
+    pub fn damping_dissipation(&self) -> f64 {
+        self.interfaces.iter().map(|i| i.damping_dissipation).sum()
+    }
+
+    /// The work the rigid walls did on the parts.
+    pub fn wall_work(&self) -> f64 {
+        self.walls.external_work()
+    }
+
+    /// The total normal force of each contact, then each wall, in the last increment.
     pub fn last_forces(&self) -> &[f64] {
         &self.last_forces
     }
 
+    /// One report per contact, then one per wall.
     pub fn reports(&self) -> Vec<ContactReport> {
-        self.pairs
+        self.interfaces
             .iter()
-            .zip(self.records.iter())
-            .map(|(p, r)| ContactReport {
-                name: p.name.clone(),
-                peak_force: r.peak_force,
-                first_contact: r.first_contact,
-                last_contact: r.last_contact,
-                max_penetration: r.max_penetration,
-                friction_dissipation: 0.0,
-                adjusted_nodes: Vec::new(),
+            .map(|i| ContactReport {
+                name: i.pair.name.clone(),
+                peak_force: i.peak_force,
+                first_contact: i.first_contact,
+                last_contact: i.last_contact,
+                max_penetration: i.max_penetration,
+                friction_dissipation: i.friction_dissipation,
+                adjusted_nodes: i.adjusted.clone(),
             })
+            .chain(self.walls.reports())
             .collect()
     }
 }
 
-fn add(a: &mut [f64; 3], b: [f64; 3], s: f64) {
-    a[0] += s * b[0];
-    a[1] += s * b[1];
-    a[2] += s * b[2];
+impl Interface {
+    fn new(
+        pair: ContactPair,
+        asm: &Assembly,
+        dt0: f64,
+        time_step_scale: f64,
+        adjusted: Vec<AdjustedNode>,
+    ) -> Self {
+        let nn = pair.nodes.len();
+        let mut slot = vec![u32::MAX; if nn == 0 { 0 } else { asm.reference.len() }];
+        for (i, &n) in pair.nodes.iter().enumerate() {
+            slot[n as usize] = i as u32;
+        }
+        let mut area = vec![0.0; nn];
+        for f in &pair.faces {
+            let c = f.map(|n| asm.reference[n as usize]);
+            let a = 0.5 * norm(cross(sub(c[2], c[0]), sub(c[3], c[1])));
+            for &n in f {
+                area[slot[n as usize] as usize] += 0.25 * a;
+            }
+        }
+        let mass: Vec<f64> = pair.nodes.iter().map(|&n| asm.mass[n as usize]).collect();
+        let m_over_a: Vec<f64> = mass
+            .iter()
+            .zip(area.iter())
+            .map(|(m, a)| if *a > 0.0 { m / a } else { f64::INFINITY })
+            .collect();
+        let node_penalty: Vec<f64> = m_over_a
+            .iter()
+            .map(|&r| penalty::per_area(pair.penalty_scale, r, dt0, time_step_scale))
+            .collect();
+        let per_face = |values: &[f64]| -> Vec<f64> {
+            pair.faces
+                .iter()
+                .map(|f| {
+                    f.iter()
+                        .map(|&n| values[slot[n as usize] as usize])
+                        .fold(f64::INFINITY, f64::min)
+                })
+                .collect()
+        };
+        let face_penalty = per_face(&node_penalty);
+        let face_m_over_a = per_face(&m_over_a);
+        Interface {
+            slot,
+            mass,
+            area,
+            node_penalty,
+            face_penalty,
+            face_m_over_a,
+            normal: Forces::new(nn),
+            friction: Forces::new(nn),
+            damping: Forces::new(nn),
+            tangential: vec![[0.0; 3]; nn],
+            stored_energy: 0.0,
+            friction_dissipation: 0.0,
+            damping_dissipation: 0.0,
+            peak_force: 0.0,
+            first_contact: None,
+            last_contact: None,
+            max_penetration: 0.0,
+            adjusted,
+            records: Vec::new(),
+            pair,
+        }
+    }
+
+    /// Find and integrate the face pairs in parallel, in face order.
+    fn find_pairs(&mut self, x: &[[f64; 3]], dt: f64, time_step_scale: f64) {
+        let pair = &self.pair;
+        let geometry: Vec<FaceGeometry> = pair
+            .faces
+            .par_iter()
+            .with_min_len(MIN_FACES_PER_TASK)
+            .map(|f| FaceGeometry::new(f.map(|n| x[n as usize])))
+            .collect();
+        let boxes: Vec<Aabb> = geometry
+            .par_iter()
+            .zip(pair.depth_limit.par_iter())
+            .with_min_len(MIN_FACES_PER_TASK)
+            .map(|(g, &d)| search::prism_box(&g.corners, g.normal, d))
+            .collect();
+        let grid = Grid::build(boxes);
+        let (face_penalty, face_m_over_a) = (&self.face_penalty, &self.face_m_over_a);
+        let chunks: Vec<(Vec<PairRecord>, Vec<u32>)> = (0..pair.faces.len())
+            .into_par_iter()
+            .with_min_len(MIN_FACES_PER_TASK)
+            .fold(
+                || (Vec::new(), Vec::new()),
+                |(mut records, mut candidates), i| {
+                    grid.query(&grid.boxes()[i], &mut candidates);
+                    for &j in &candidates {
+                        let j = j as usize;
+                        if !pair.may_touch(i, j) {
+                            continue;
+                        }
+                        let eps = face_penalty[i].min(face_penalty[j]).min(penalty::room(
+                            face_m_over_a[i].min(face_m_over_a[j]),
+                            dt,
+                            time_step_scale,
+                        ));
+                        let depth = pair.depth_limit[i].min(pair.depth_limit[j]);
+                        if let Some(force) =
+                            segment::integrate(&geometry[i], &geometry[j], eps, depth)
+                        {
+                            records.push(PairRecord {
+                                secondary: i as u32,
+                                main: j as u32,
+                                normal: geometry[i].normal,
+                                force,
+                            });
+                        }
+                    }
+                    (records, candidates)
+                },
+            )
+            .collect();
+        self.records.clear();
+        for (r, _) in chunks {
+            self.records.extend(r);
+        }
+    }
+
+    /// One increment of this contact; returns its total normal force.
+    fn apply(
+        &mut self,
+        x: &[[f64; 3]],
+        v: &[[f64; 3]],
+        dt: f64,
+        time: f64,
+        time_step_scale: f64,
+        forces: &mut [[f64; 3]],
+    ) -> f64 {
+        if self.pair.faces.is_empty() {
+            return 0.0;
+        }
+        self.find_pairs(x, dt, time_step_scale);
+        self.normal.start();
+        self.friction.start();
+        self.damping.start();
+        let nn = self.pair.nodes.len();
+        // Per secondary node: its normal force, the direction, and the force-weighted
+        // velocity of the main surface under it.
+        let mut pressed = vec![0.0; nn];
+        let mut direction = vec![[0.0; 3]; nn];
+        let mut partner = vec![[0.0; 3]; nn];
+        let mut total = 0.0;
+        let mut deepest: f64 = 0.0;
+        for r in &self.records {
+            let (fs, fm) = (
+                &self.pair.faces[r.secondary as usize],
+                &self.pair.faces[r.main as usize],
+            );
+            let n = r.normal;
+            let c = &r.force.coupling;
+            for a in 0..4 {
+                let la = self.slot[fs[a] as usize] as usize;
+                let row: f64 = c[a].iter().sum();
+                pressed[la] += row;
+                for k in 0..3 {
+                    self.normal.current[la][k] -= row * n[k];
+                    direction[la][k] += row * n[k];
+                }
+                for (cc, &m) in fm.iter().enumerate() {
+                    let vm = v[m as usize];
+                    for k in 0..3 {
+                        partner[la][k] += c[a][cc] * vm[k];
+                    }
+                }
+            }
+            for (cc, &m) in fm.iter().enumerate() {
+                let lc = self.slot[m as usize] as usize;
+                let col = c[0][cc] + c[1][cc] + c[2][cc] + c[3][cc];
+                for (f, nk) in self.normal.current[lc].iter_mut().zip(n.iter()) {
+                    *f += col * nk;
+                }
+            }
+            total += r.force.total();
+            deepest = deepest.max(r.force.deepest);
+        }
+
+        // Friction and damping at the secondary nodes.
+        let law = self.pair.friction;
+        let zeta = self.pair.damping;
+        let mut tangential_force = vec![[0.0; 3]; nn];
+        let mut damping_force = vec![[0.0; 3]; nn];
+        if law.is_some() || zeta > 0.0 {
+            for la in 0..nn {
+                if pressed[la] <= 0.0 {
+                    self.tangential[la] = [0.0; 3];
+                    continue;
+                }
+                let len = norm(direction[la]);
+                let nhat = direction[la].map(|d| d / len);
+                let va = v[self.pair.nodes[la] as usize];
+                let rel = [
+                    va[0] - partner[la][0] / pressed[la],
+                    va[1] - partner[la][1] / pressed[la],
+                    va[2] - partner[la][2] / pressed[la],
+                ];
+                let stiffness = self.node_penalty[la] * self.area[la];
+                // The damping's normal force: it opposes the approach, and on separation
+                // it may pull, but never more than the springs push.
+                let mut damped = 0.0;
+                if zeta > 0.0 {
+                    let c = zeta * (2.0 * stiffness * self.mass[la]).sqrt();
+                    damped = (c * dot(rel, nhat)).max(-pressed[la]);
+                    damping_force[la] = nhat.map(|d| -damped * d);
+                }
+                if let Some(law) = &law {
+                    // Coulomb's limit on the whole normal force, springs and damping: with
+                    // the springs' alone, the damping that carries the load while a body
+                    // settles would let it slide free of friction.
+                    let f = friction::return_map(
+                        law,
+                        self.tangential[la],
+                        nhat,
+                        rel.map(|r| r * dt),
+                        dt,
+                        stiffness,
+                        pressed[la] + damped,
+                    );
+                    self.tangential[la] = f;
+                    tangential_force[la] = f;
+                }
+            }
+            for r in &self.records {
+                let (fs, fm) = (
+                    &self.pair.faces[r.secondary as usize],
+                    &self.pair.faces[r.main as usize],
+                );
+                for (a, &node) in fs.iter().enumerate() {
+                    let la = self.slot[node as usize] as usize;
+                    if pressed[la] <= 0.0 {
+                        continue;
+                    }
+                    for (cc, &m) in fm.iter().enumerate() {
+                        let lc = self.slot[m as usize] as usize;
+                        let share = r.force.coupling[a][cc] / pressed[la];
+                        for k in 0..3 {
+                            self.friction.current[lc][k] -= share * tangential_force[la][k];
+                            self.damping.current[lc][k] -= share * damping_force[la][k];
+                        }
+                    }
+                }
+            }
+            for la in 0..nn {
+                for k in 0..3 {
+                    self.friction.current[la][k] += tangential_force[la][k];
+                    self.damping.current[la][k] += damping_force[la][k];
+                }
+            }
+        }
+
+        // Trapezoidal work over the increment: the springs hold minus the normal forces'
+        // work; friction and damping dissipate minus theirs.
+        let nodes = &self.pair.nodes;
+        self.stored_energy -= self.normal.work(nodes, v, dt);
+        self.friction_dissipation -= self.friction.work(nodes, v, dt);
+        self.damping_dissipation -= self.damping.work(nodes, v, dt);
+        for (i, &n) in nodes.iter().enumerate() {
+            let (fn_, ff, fd) = (
+                self.normal.current[i],
+                self.friction.current[i],
+                self.damping.current[i],
+            );
+            for (k, f) in forces[n as usize].iter_mut().enumerate() {
+                *f += fn_[k] + ff[k] + fd[k];
+            }
+        }
+
+        if total > 0.0 {
+            self.peak_force = self.peak_force.max(total);
+            self.first_contact.get_or_insert(time);
+            self.last_contact = Some(time);
+        }
+        self.max_penetration = self.max_penetration.max(deepest);
+        total
+    }
 }

@@ -1,68 +1,16 @@
-//! The node-to-face kernel: each node of one surface against the faces of the other,
-//! projected onto the bilinear face by Gauss-Newton, pushed out along the face's normal
-//! by a penalty spring when it lies behind the face.
+//! The projection of a node onto a bilinear face by Gauss-Newton: the signed gap along the
+//! face's normal and the shape functions at the closest point. The initial-penetration
+//! check uses it, node by node, before the first increment.
 
-use super::penalty::node_stiffness;
-use super::Engagement;
-use crate::assembly::Surface;
 use crate::hex8::{cross, dot, norm, sub};
 
 const CORNERS: [[f64; 2]; 4] = [[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]];
 /// Projections this far outside a face's edge still count as on it (shared edges).
 const EDGE_TOLERANCE: f64 = 1e-6;
 
-/// Engagements of the nodes of `sec` with the faces of `main`, at most one face per node:
-/// the one it lies least deep behind.
-#[allow(clippy::too_many_arguments)]
-pub fn engage(
-    sec: &Surface,
-    main: &Surface,
-    x: &[[f64; 3]],
-    mass: &[f64],
-    dt: f64,
-    time_step_scale: f64,
-    scale: f64,
-    out: &mut Vec<Engagement>,
-) {
-    for &node in &sec.nodes {
-        let p = x[node as usize];
-        let mut best: Option<Engagement> = None;
-        for (fi, face) in main.faces.iter().enumerate() {
-            let c = face.map(|n| x[n as usize]);
-            // Only nodes within half the face's size behind it: deeper ones belong elsewhere.
-            let size = 0.5 * (norm(sub(c[2], c[0])) + norm(sub(c[3], c[1])));
-            let Some((gap, shape, normal)) = project(p, &c) else {
-                continue;
-            };
-            if gap >= 0.0 || -gap > 0.5 * size {
-                continue;
-            }
-            if best.as_ref().is_some_and(|b| b.gap >= gap) {
-                continue;
-            }
-            let m_face = face
-                .iter()
-                .map(|&n| mass[n as usize])
-                .fold(f64::INFINITY, f64::min);
-            let k = node_stiffness(scale, mass[node as usize].min(m_face), dt, time_step_scale);
-            let f = -k * gap;
-            best = Some(Engagement {
-                node,
-                face: fi,
-                gap,
-                force: [f * normal[0], f * normal[1], f * normal[2]],
-                shape,
-            });
-        }
-        if let Some(e) = best {
-            out.push(e);
-        }
-    }
-}
-
 /// The closest point of the bilinear face `c` to `p`: (signed gap along the outward unit
 /// normal, shape functions there, the normal), or None when `p` projects outside the face.
-fn project(p: [f64; 3], c: &[[f64; 3]; 4]) -> Option<(f64, [f64; 4], [f64; 3])> {
+pub fn project(p: [f64; 3], c: &[[f64; 3]; 4]) -> Option<(f64, [f64; 4], [f64; 3])> {
     let (mut xi, mut eta) = (0.0, 0.0);
     let mut t1 = [0.0; 3];
     let mut t2 = [0.0; 3];
@@ -83,7 +31,7 @@ fn project(p: [f64; 3], c: &[[f64; 3]; 4]) -> Option<(f64, [f64; 4], [f64; 3])> 
         let r = sub(at, p);
         let (a, b, d) = (dot(t1, t1), dot(t1, t2), dot(t2, t2));
         let det = a * d - b * b;
-        if !(det > 0.0) {
+        if det.is_nan() || det <= 0.0 {
             return None;
         }
         let (g1, g2) = (dot(t1, r), dot(t2, r));
@@ -108,7 +56,7 @@ fn project(p: [f64; 3], c: &[[f64; 3]; 4]) -> Option<(f64, [f64; 4], [f64; 3])> 
     }
     let nrm = cross(t1, t2);
     let len = norm(nrm);
-    if !(len > 0.0) {
+    if len.is_nan() || len <= 0.0 {
         return None;
     }
     let normal = [nrm[0] / len, nrm[1] / len, nrm[2] / len];

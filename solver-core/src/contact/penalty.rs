@@ -1,16 +1,27 @@
-//! The penalty stiffness: one place owns it. A node pressed into a face gets a spring
-//! k = s m_min / dt^2 (s the contact's penalty scale, m_min the smaller of the node's and
-//! the face's lumped masses, dt the stable increment), capped by Gershgorin's row sums so
-//! that contact never shortens the increment, and halved because every contact runs both
-//! ways.
+//! The penalty stiffness: one place owns it. Each direction of a contact presses with a
+//! pressure p = -eps g per unit area, eps = s gamma min(m/A) / dt^2: s the contact's
+//! penalty scale, gamma = 1/2 because every contact runs both ways at half the penalty,
+//! m/A a node's lumped mass over its tributary ("directional") area on the contact
+//! surface, dt the stable increment at the start. Gershgorin's row sums bound it, so that
+//! contact never shortens the increment.
 
-/// The spring of one node-face engagement in one direction of a contact.
-pub fn node_stiffness(scale: f64, m_min: f64, dt: f64, time_step_scale: f64) -> f64 {
-    // The increment is time_step_scale times the elements' critical one, so their rows of
-    // M^-1 K sum to at most (2 time_step_scale / dt)^2; a spring k between two nodes adds
-    // 2 k / m to a row, and stability asks for at most (2 / dt)^2 in all.
-    let room = 2.0 * (1.0 - time_step_scale * time_step_scale) * m_min / (dt * dt);
-    0.5 * (scale * m_min / (dt * dt)).min(room)
+/// Each direction's share of the penalty: both ways at half.
+pub const GAMMA: f64 = 0.5;
+
+/// The penalty per area of one direction at a node of mass `m` and tributary area `a`.
+pub fn per_area(scale: f64, m_over_a: f64, dt: f64, time_step_scale: f64) -> f64 {
+    (scale * GAMMA * m_over_a / (dt * dt)).min(room(m_over_a, dt, time_step_scale))
+}
+
+/// The largest penalty per area one direction may use at the increment `dt`.
+///
+/// The increment is `time_step_scale` (alpha) times the elements' critical one, so their
+/// rows of M^-1 K reach at most (2 alpha / dt)^2, and stability asks for (2 / dt)^2 in
+/// all. The penalty matrix of one direction, eps * integral of N_a N_b, has row sums
+/// 2 eps A_a at a node (its own face's shape functions and the partner face's both sum to
+/// one), so the two directions add 4 eps A / m to a row: eps <= (1 - alpha^2) m / (A dt^2).
+pub fn room(m_over_a: f64, dt: f64, time_step_scale: f64) -> f64 {
+    (1.0 - time_step_scale * time_step_scale) * m_over_a / (dt * dt)
 }
 
 #[cfg(test)]
@@ -19,16 +30,16 @@ mod tests {
 
     #[test]
     fn both_directions_together_stay_within_the_stability_room() {
-        let (m, dt, alpha) = (2.0, 1e-3, 0.9);
-        let k = node_stiffness(10.0, m, dt, alpha);
-        // Both directions of a contact together: a spring of 2k between the two nodes.
-        let row = 2.0 * (2.0 * k) / m;
+        let (m_over_a, dt, alpha) = (2.0, 1e-3, 0.9);
+        let eps = per_area(10.0, m_over_a, dt, alpha);
+        // Row sum of both directions, 4 eps A / m, plus the elements' (2 alpha / dt)^2.
+        let row = 4.0 * eps / m_over_a;
         let elements = (2.0 * alpha / dt).powi(2);
         assert!(row + elements <= (2.0 / dt).powi(2) * (1.0 + 1e-12));
     }
 
     #[test]
     fn small_scales_are_taken_as_given() {
-        assert_eq!(node_stiffness(0.1, 1.0, 1.0, 0.9), 0.05);
+        assert_eq!(per_area(0.1, 1.0, 1.0, 0.9), 0.05);
     }
 }

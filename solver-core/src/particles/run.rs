@@ -164,6 +164,7 @@ fn run_on_worker(model: &Model, options: &SolveOptions) -> Result<ParticleSoluti
         viscous: dissipated_viscous,
         contact: stored,
         friction: dissipated_dry,
+        contact_damping: 0.0,
         external_work,
         initial: initial_energy,
         balance_error,

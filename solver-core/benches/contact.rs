@@ -1,0 +1,94 @@
+//! Contact benchmarks (docs/performance.md, "Contact"): the cost of one contact increment
+//! per contact face at 1e3, 1e4 and 1e5 faces (two plates pressed together on
+//! non-matching meshes, every face in contact), and the share of an increment contact
+//! takes in a block impact of 50k hex8 (the same solve with and without the contact).
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use impact_core::assembly::assemble;
+use impact_core::contact::Contacts;
+use impact_core::{solve, SolveOptions};
+use impact_protocol::{Model, SolveParams};
+use serde_json::json;
+use std::hint::black_box;
+
+fn model(value: serde_json::Value) -> Model {
+    let p: SolveParams = serde_json::from_value(value).expect("a bench model");
+    p.model
+}
+
+/// Two plates, n x n and (n + 1) x (n + 1) elements, one element thick, the upper one
+/// sunk 1e-4 into the lower one: every face of both sides is in contact.
+fn plates(n: u32) -> Model {
+    model(json!({"model": {
+        "materials": [{"name": "m", "E": 100.0, "nu": 0.0, "rho": 0.01}],
+        "parts": [
+            {"name": "low", "material": "m", "mesh": {"generate": {"kind": "block",
+                "origin": [0, 0, 0], "size": [1, 1, 0.01], "nx": n, "ny": n, "nz": 1}}},
+            {"name": "high", "material": "m", "mesh": {"generate": {"kind": "block",
+                "origin": [0, 0, 0.0099], "size": [1, 1, 0.01], "nx": n + 1, "ny": n + 1, "nz": 1}}}
+        ],
+        "contacts": [{"name": "c", "secondary": {"part": "high", "set": "zmin"},
+                      "main": {"part": "low", "set": "zmax"}}],
+        "steps": [{"name": "s", "duration": 1.0, "output_interval": 1.0}]
+    }}))
+}
+
+fn per_face(c: &mut Criterion) {
+    let mut group = c.benchmark_group("contact_increment");
+    group.sample_size(10);
+    for n in [22u32, 70, 223] {
+        let m = plates(n);
+        let asm = assemble(&m).expect("assembles");
+        let faces = asm.contacts[0].faces.len();
+        // Reference positions (the overlap is in them); the penalty from a nominal dt.
+        let dt = 1e-5;
+        let mut contacts = Contacts::new(&m, &asm, dt, 0.9, vec![Vec::new()]);
+        let x = asm.reference.clone();
+        let v = vec![[0.0; 3]; x.len()];
+        let mut f = vec![[0.0; 3]; x.len()];
+        group.throughput(Throughput::Elements(faces as u64));
+        group.bench_with_input(BenchmarkId::from_parameter(faces), &faces, |b, _| {
+            b.iter(|| {
+                contacts.apply(black_box(&x), &v, dt, 0.0, &mut f);
+            })
+        });
+    }
+    group.finish();
+}
+
+/// A 25 x 25 x 40 striker into a 25 x 25 x 40 target (50 000 hex8), for 20 increments.
+fn impact(kind: &str) -> Model {
+    let contacts = match kind {
+        "none" => json!([]),
+        "faces" => json!([{"name": "c", "secondary": {"part": "striker", "set": "zmin"},
+                           "main": {"part": "target", "set": "zmax"}}]),
+        _ => json!([{"name": "c", "kind": "general", "parts": ["striker", "target"]}]),
+    };
+    model(json!({"model": {
+        "materials": [{"name": "m", "E": 100.0, "nu": 0.3, "rho": 0.01}],
+        "parts": [
+            {"name": "target", "material": "m", "mesh": {"generate": {"kind": "block",
+                "origin": [0, 0, 0], "size": [1, 1, 1.6], "nx": 25, "ny": 25, "nz": 40}}},
+            {"name": "striker", "material": "m", "mesh": {"generate": {"kind": "block",
+                "origin": [0, 0, 1.6], "size": [1, 1, 1.6], "nx": 25, "ny": 25, "nz": 40}}}
+        ],
+        "initial_velocities": [{"part": "striker", "velocity": [0, 0, -1.0]}],
+        "contacts": contacts,
+        "steps": [{"name": "s", "duration": 20.0 * 0.9 * 0.04 / 116.0 / 1.07, "output_interval": 1.0}]
+    }}))
+}
+
+fn share(c: &mut Criterion) {
+    let mut group = c.benchmark_group("impact_50k_hex8_20_increments");
+    group.sample_size(10);
+    for kind in ["none", "faces", "general"] {
+        let m = impact(kind);
+        group.bench_function(kind, |b| {
+            b.iter(|| solve(black_box(&m), &SolveOptions::default()).expect("solves"))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, per_face, share);
+criterion_main!(benches);

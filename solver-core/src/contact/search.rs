@@ -1,0 +1,200 @@
+//! The contact search: a bucket grid of axis-aligned boxes, rebuilt every increment.
+//! Cells are hashed into a table about twice the number of entries, so the memory follows
+//! the surface, not the volume it spans; a hash collision only adds a candidate that the
+//! box test then drops. Building and querying are linear in the faces. Boxes much larger
+//! than the cells go to a short list that every query scans, so one big face cannot fill
+//! the table.
+
+/// An axis-aligned box: lower and upper corners.
+pub type Aabb = ([f64; 3], [f64; 3]);
+
+/// Boxes spanning more cells than this go to the oversized list.
+const MAX_CELLS_PER_BOX: i64 = 64;
+
+#[derive(Clone, Debug, Default)]
+pub struct Grid {
+    inverse_cell: f64,
+    mask: usize,
+    /// `entries[start[h]..start[h + 1]]` are the boxes in hash bucket h, ascending.
+    start: Vec<u32>,
+    entries: Vec<u32>,
+    oversized: Vec<u32>,
+    boxes: Vec<Aabb>,
+}
+
+fn cell_range(b: &Aabb, inverse_cell: f64) -> ([i64; 3], [i64; 3]) {
+    let lo = b.0.map(|v| (v * inverse_cell).floor() as i64);
+    let hi = b.1.map(|v| (v * inverse_cell).floor() as i64);
+    (lo, hi)
+}
+
+fn cells_in(lo: &[i64; 3], hi: &[i64; 3]) -> i64 {
+    (0..3).map(|k| (hi[k] - lo[k] + 1).max(1)).product()
+}
+
+fn hash(i: i64, j: i64, k: i64) -> u64 {
+    (i as u64).wrapping_mul(0x9E37_79B1_85EB_CA87)
+        ^ (j as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F)
+        ^ (k as u64).wrapping_mul(0x1656_67B1_9E37_79F9)
+}
+
+/// The box of a face and the prism of depth `depth` behind it (along -`normal`): a face
+/// that presses on it has a point in the prism, so the two faces' boxes overlap.
+pub fn prism_box(corners: &[[f64; 3]; 4], normal: [f64; 3], depth: f64) -> Aabb {
+    let mut lo = corners[0];
+    let mut hi = corners[0];
+    for c in corners {
+        for k in 0..3 {
+            let back = c[k] - depth * normal[k];
+            lo[k] = lo[k].min(c[k]).min(back);
+            hi[k] = hi[k].max(c[k]).max(back);
+        }
+    }
+    // A face lying in the plane of another (or a box flat along an axis) still overlaps.
+    let pad = 1e-9 * (0..3).map(|k| hi[k] - lo[k]).fold(0.0, f64::max);
+    (lo.map(|v| v - pad), hi.map(|v| v + pad))
+}
+
+pub fn overlap(a: &Aabb, b: &Aabb) -> bool {
+    (0..3).all(|k| a.0[k] <= b.1[k] && b.0[k] <= a.1[k])
+}
+
+impl Grid {
+    /// A grid over `boxes`, cells the size of their mean largest extent.
+    pub fn build(boxes: Vec<Aabb>) -> Grid {
+        let n = boxes.len();
+        if n == 0 {
+            return Grid::default();
+        }
+        let mean: f64 = boxes
+            .iter()
+            .map(|b| (0..3).map(|k| b.1[k] - b.0[k]).fold(0.0, f64::max))
+            .sum::<f64>()
+            / n as f64;
+        let inverse_cell = if mean > 0.0 && mean.is_finite() {
+            1.0 / mean
+        } else {
+            1.0
+        };
+        let mut ranges = Vec::with_capacity(n);
+        let mut count_entries = 0usize;
+        let mut oversized = Vec::new();
+        for (i, b) in boxes.iter().enumerate() {
+            let (lo, hi) = cell_range(b, inverse_cell);
+            let cells = cells_in(&lo, &hi);
+            if cells > MAX_CELLS_PER_BOX || b.0.iter().chain(b.1.iter()).any(|v| !v.is_finite()) {
+                oversized.push(i as u32);
+                ranges.push(None);
+            } else {
+                count_entries += cells as usize;
+                ranges.push(Some((lo, hi)));
+            }
+        }
+        let table = (2 * count_entries).next_power_of_two().max(16);
+        let mask = table - 1;
+        let mut start = vec![0u32; table + 1];
+        let each = |lo: &[i64; 3], hi: &[i64; 3], f: &mut dyn FnMut(usize)| {
+            for i in lo[0]..=hi[0] {
+                for j in lo[1]..=hi[1] {
+                    for k in lo[2]..=hi[2] {
+                        f(hash(i, j, k) as usize & mask);
+                    }
+                }
+            }
+        };
+        for (lo, hi) in ranges.iter().flatten() {
+            each(lo, hi, &mut |h| start[h + 1] += 1);
+        }
+        for h in 0..table {
+            start[h + 1] += start[h];
+        }
+        let mut fill = start.clone();
+        let mut entries = vec![0u32; count_entries];
+        for (i, r) in ranges.iter().enumerate() {
+            if let Some((lo, hi)) = r {
+                each(lo, hi, &mut |h| {
+                    entries[fill[h] as usize] = i as u32;
+                    fill[h] += 1;
+                });
+            }
+        }
+        Grid {
+            inverse_cell,
+            mask,
+            start,
+            entries,
+            oversized,
+            boxes,
+        }
+    }
+
+    pub fn boxes(&self) -> &[Aabb] {
+        &self.boxes
+    }
+
+    /// The boxes that overlap `b`, ascending and without repeats, into `out`.
+    pub fn query(&self, b: &Aabb, out: &mut Vec<u32>) {
+        out.clear();
+        if self.boxes.is_empty() {
+            return;
+        }
+        let (lo, hi) = cell_range(b, self.inverse_cell);
+        if cells_in(&lo, &hi) > MAX_CELLS_PER_BOX * 8 {
+            // A huge query box: scanning every box is cheaper than its cells.
+            out.extend(
+                (0..self.boxes.len() as u32).filter(|&j| overlap(&self.boxes[j as usize], b)),
+            );
+            return;
+        }
+        for i in lo[0]..=hi[0] {
+            for j in lo[1]..=hi[1] {
+                for k in lo[2]..=hi[2] {
+                    let h = hash(i, j, k) as usize & self.mask;
+                    for &e in &self.entries[self.start[h] as usize..self.start[h + 1] as usize] {
+                        if overlap(&self.boxes[e as usize], b) {
+                            out.push(e);
+                        }
+                    }
+                }
+            }
+        }
+        for &e in &self.oversized {
+            if overlap(&self.boxes[e as usize], b) {
+                out.push(e);
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_exactly_the_overlapping_boxes() {
+        // A 20 x 20 sheet of unit boxes and one big box across it: compare with brute force.
+        let mut boxes: Vec<Aabb> = Vec::new();
+        for i in 0..20 {
+            for j in 0..20 {
+                let (x, y) = (i as f64, j as f64);
+                boxes.push(([x, y, -0.1], [x + 1.0, y + 1.0, 0.1]));
+            }
+        }
+        boxes.push(([-5.0, 3.0, -1.0], [50.0, 3.5, 1.0]));
+        let grid = Grid::build(boxes.clone());
+        let mut out = Vec::new();
+        for q in [
+            ([2.5, 2.5, 0.0], [3.5, 3.5, 0.0]),
+            ([-1.0, -1.0, -1.0], [0.5, 0.5, 1.0]),
+            ([10.0, 10.0, 0.2], [11.0, 11.0, 0.3]),
+        ] {
+            grid.query(&q, &mut out);
+            let brute: Vec<u32> = (0..boxes.len() as u32)
+                .filter(|&j| overlap(&boxes[j as usize], &q))
+                .collect();
+            assert_eq!(out, brute);
+        }
+    }
+}
