@@ -19,6 +19,11 @@ pub mod codes {
     pub const SOLVE_FAILED: i32 = -32003;
     /// The server cannot take more work now.
     pub const BUSY: i32 = -32004;
+    /// A missing or wrong bearer token (the HTTP status is 401 too).
+    pub const UNAUTHORIZED: i32 = -32005;
+    /// The request is within the protocol but past one of the server's caps
+    /// (`server.info` lists them): `data.pointer` names what is too large.
+    pub const LIMIT_EXCEEDED: i32 = -32006;
 }
 
 /// The `data` member of every Impact error. Fields that do not apply are left out.

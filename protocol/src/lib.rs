@@ -8,6 +8,7 @@ pub mod methods;
 pub mod model;
 pub mod particles;
 pub mod pointer;
+pub mod service;
 pub mod validate;
 
 pub use error::{codes, ErrorData};
@@ -16,4 +17,5 @@ pub use methods::*;
 pub use model::*;
 pub use particles::{validate_particles, ParticleSummary, Particles, ProbedParticle};
 pub use pointer::Pointer;
+pub use service::*;
 pub use validate::{parse_params, validate_model, InvalidParams};

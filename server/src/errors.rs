@@ -56,7 +56,39 @@ impl RpcError {
         let data = ErrorData {
             pointer: Some(Pointer::root().at("job").into()),
             job: Some(job.to_owned()),
-            reason: format!("job '{job}' has not finished; probe it when its solve returns"),
+            reason: format!(
+                "job '{job}' has not finished and has no output to read yet; probe it after its first output, or when it is done"
+            ),
+            ..ErrorData::default()
+        };
+        Self::new(codes::INVALID_PARAMS, "invalid params", data)
+    }
+
+    /// Within the protocol, past one of the server's caps; `pointer` names what.
+    pub fn limit_exceeded(pointer: &Pointer, reason: String) -> Self {
+        let data = ErrorData {
+            pointer: Some(pointer.to_string()),
+            reason,
+            ..ErrorData::default()
+        };
+        Self::new(codes::LIMIT_EXCEEDED, "limit exceeded", data)
+    }
+
+    /// A missing or wrong bearer token.
+    pub fn unauthorized(reason: &str) -> Self {
+        let data = ErrorData {
+            reason: reason.to_owned(),
+            ..ErrorData::default()
+        };
+        Self::new(codes::UNAUTHORIZED, "unauthorized", data)
+    }
+
+    /// A job-control request the job's state does not allow (pause a finished job...).
+    pub fn job_state(job: &str, reason: String) -> Self {
+        let data = ErrorData {
+            pointer: Some(Pointer::root().at("job").into()),
+            job: Some(job.to_owned()),
+            reason,
             ..ErrorData::default()
         };
         Self::new(codes::INVALID_PARAMS, "invalid params", data)

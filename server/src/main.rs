@@ -1,32 +1,39 @@
-//! The `impact-server` binary: reads the command line, sets up logging to stderr, starts
-//! the service and prints the one ready line (`impact-server listening on ADDR`) that
-//! clients and tests wait for.
+//! The `impact-server` binary: reads its settings (command line, then `IMPACT_*`
+//! environment variables, then the `--config` TOML file), sets up logging to stderr,
+//! starts the service, prints the one ready line (`impact-server listening on ADDR`) that
+//! clients and tests wait for, and stops gracefully on SIGTERM or Ctrl-C.
 
 use anyhow::Context as _;
 use clap::Parser;
-use impact_server::config::DEFAULT_MAX_REQUEST_BYTES;
+use impact_server::config::Settings;
 use impact_server::Config;
 use std::io::{IsTerminal as _, Write as _};
+use std::path::PathBuf;
 
 /// Impact's JSON-RPC service: explicit impact and contact solves, probes of cached results.
 #[derive(Debug, Parser)]
 #[command(name = "impact-server", version)]
 struct Args {
-    /// Address to listen on (port 0 picks a free port).
-    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:7878")]
-    listen: String,
-    /// Threads of the solve pool [default: all cores].
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
-    threads: Option<u16>,
-    /// Solves that run at the same time.
-    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
-    max_concurrent_solves: u16,
-    /// Solves that may wait for a slot before the server answers BUSY.
-    #[arg(long, value_name = "N", default_value_t = 64)]
-    max_queued: u32,
-    /// Largest request (HTTP body or WebSocket message) in bytes.
-    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_REQUEST_BYTES)]
-    max_request_bytes: u32,
+    /// A TOML file of settings (the long option names, with underscores); the command
+    /// line and the environment win over it.
+    #[arg(long, value_name = "FILE", env = "IMPACT_CONFIG")]
+    config: Option<PathBuf>,
+    #[command(flatten)]
+    settings: Settings,
+}
+
+#[cfg(unix)]
+async fn terminated() -> std::io::Result<()> {
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    tokio::select! {
+        _ = term.recv() => Ok(()),
+        r = tokio::signal::ctrl_c() => r,
+    }
+}
+
+#[cfg(not(unix))]
+async fn terminated() -> std::io::Result<()> {
+    tokio::signal::ctrl_c().await
 }
 
 #[tokio::main]
@@ -44,14 +51,11 @@ async fn main() -> anyhow::Result<()> {
     // stderr lines, so they carry the same format as everything else.
     std::panic::set_hook(Box::new(|info| tracing::error!(%info, "panic")));
 
-    let defaults = Config::default();
-    let config = Config {
-        listen: args.listen,
-        threads: args.threads.map_or(defaults.threads, usize::from),
-        max_concurrent_solves: usize::from(args.max_concurrent_solves),
-        max_queued: usize::try_from(args.max_queued).context("--max-queued is too large")?,
-        max_request_bytes: args.max_request_bytes,
+    let file = match &args.config {
+        Some(path) => Settings::from_file(path)?,
+        None => Settings::default(),
     };
+    let config = Config::resolve(args.settings.or(file)).context("invalid settings")?;
     let running = impact_server::start(&config).await?;
 
     let mut stdout = std::io::stdout().lock();
@@ -61,13 +65,11 @@ async fn main() -> anyhow::Result<()> {
 
     tokio::select! {
         () = running.handle.clone().stopped() => {}
-        signal = tokio::signal::ctrl_c() => {
-            signal.context("cannot wait for Ctrl-C")?;
-            tracing::info!("interrupted; stopping");
-            // Already stopped is fine: we are leaving either way.
-            let _ = running.handle.stop();
-            running.handle.stopped().await;
+        signal = terminated() => {
+            signal.context("cannot wait for SIGTERM or Ctrl-C")?;
+            running.shutdown().await;
         }
     }
+    tracing::info!("stopped");
     Ok(())
 }

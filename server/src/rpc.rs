@@ -2,14 +2,19 @@
 //! or a missing field names its JSON pointer), validates them, then hands the work to the
 //! scheduler or the job table. Work that may be heavy runs off the async runtime.
 
+use crate::config::ModelLimits;
 use crate::errors::RpcError;
-use crate::jobs::{JobState, JobTable};
+use crate::jobs::JobTable;
+use crate::metrics::Metrics;
+use crate::results::Results;
 use crate::scheduler::{panic_message, Scheduler};
 use impact_protocol::validate::validate_generate;
 use impact_protocol::{
-    parse_params, validate_model, GenerateSpec, MeshGenerateResult, Pointer, ProbeParams,
-    ProbeResult, ServerInfo, SolveParams, SolveSummary, METHOD_MESH_GENERATE, METHOD_PROBE,
-    METHOD_SERVER_INFO, METHOD_SOLVE,
+    parse_params, GenerateSpec, MeshGenerateResult, Pointer, ServerInfo, ServiceInfo,
+    ServiceLimits, METHOD_HISTORY, METHOD_JOB_CANCEL, METHOD_JOB_LIST, METHOD_JOB_PAUSE,
+    METHOD_JOB_RESUME, METHOD_JOB_STATUS, METHOD_JOB_SUBSCRIBE, METHOD_JOB_UNSUBSCRIBE,
+    METHOD_JOB_WAIT, METHOD_MESH_GENERATE, METHOD_PROBE, METHOD_RPC_DISCOVER, METHOD_SERVER_INFO,
+    METHOD_SOLVE, METHOD_SUBMIT,
 };
 use jsonrpsee::types::{ErrorObjectOwned, Params};
 use jsonrpsee::RpcModule;
@@ -18,11 +23,33 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 /// Every method this server answers, in the order `server.info` lists them.
-pub const METHODS: [&str; 4] = [
+pub const METHODS: &[&str] = &[
     METHOD_SOLVE,
+    METHOD_SUBMIT,
     METHOD_PROBE,
+    METHOD_HISTORY,
     METHOD_MESH_GENERATE,
+    METHOD_JOB_STATUS,
+    METHOD_JOB_WAIT,
+    METHOD_JOB_CANCEL,
+    METHOD_JOB_LIST,
+    METHOD_JOB_PAUSE,
+    METHOD_JOB_RESUME,
+    METHOD_JOB_SUBSCRIBE,
+    METHOD_JOB_UNSUBSCRIBE,
     METHOD_SERVER_INFO,
+    METHOD_RPC_DISCOVER,
+];
+
+/// What the service offers beside the solver's own capabilities.
+pub const SERVICE_CAPABILITIES: &[&str] = &[
+    "jobs",
+    "progress",
+    "pause",
+    "content-cache",
+    "persistence",
+    "metrics",
+    "openrpc",
 ];
 
 /// What the server offers beside its methods, for clients that adapt.
@@ -37,14 +64,20 @@ pub const CAPABILITIES: [&str; 6] = [
 
 // Thresholds above which work leaves the runtime's threads. Below them the work takes
 // well under a millisecond, less than the hop to a blocking thread would add to a probe.
-const PARSE_OFF_RUNTIME_BYTES: usize = 1 << 20;
-const PROBE_OFF_RUNTIME_PAIRS: usize = 1 << 22;
 const GENERATE_OFF_RUNTIME_ELEMENTS: u64 = 100_000;
 
 /// What every method call sees.
 pub struct Context {
     pub jobs: Arc<JobTable>,
-    pub scheduler: Scheduler,
+    pub scheduler: Arc<Scheduler>,
+    pub results: Arc<Results>,
+    pub metrics: Arc<Metrics>,
+    pub limits: ModelLimits,
+    pub max_wait_seconds: f64,
+    /// What `server.info` reports beside the fixed fields.
+    pub service_limits: ServiceLimits,
+    pub auth: bool,
+    pub data_dir: Option<String>,
 }
 
 /// The module with all methods registered.
@@ -54,12 +87,21 @@ pub fn module(ctx: Context) -> RpcModule<Context> {
     // programming error caught by the first test that starts a server.
     module
         .register_async_method(METHOD_SOLVE, |params, ctx, _| async move {
-            solve(params, ctx).await.map_err(ErrorObjectOwned::from)
+            crate::rpc_jobs::solve(params, ctx)
+                .await
+                .map_err(ErrorObjectOwned::from)
         })
         .expect("method names are distinct");
     module
         .register_async_method(METHOD_PROBE, |params, ctx, _| async move {
-            probe(params, ctx).await.map_err(ErrorObjectOwned::from)
+            crate::rpc_jobs::probe(params, ctx)
+                .await
+                .map_err(ErrorObjectOwned::from)
+        })
+        .expect("method names are distinct");
+    module
+        .register_async_method(METHOD_HISTORY, |params, ctx, _| async move {
+            history(params, ctx).await.map_err(ErrorObjectOwned::from)
         })
         .expect("method names are distinct");
     module
@@ -73,16 +115,22 @@ pub fn module(ctx: Context) -> RpcModule<Context> {
         })
         .expect("method names are distinct");
     module
+        .register_method(METHOD_RPC_DISCOVER, |_params, _ctx, _| {
+            Ok::<_, ErrorObjectOwned>(crate::discover::document())
+        })
+        .expect("method names are distinct");
+    crate::rpc_jobs::register(&mut module);
+    module
 }
 
-fn parse<T: DeserializeOwned>(params: &Params<'_>) -> Result<T, RpcError> {
+pub(crate) fn parse<T: DeserializeOwned>(params: &Params<'_>) -> Result<T, RpcError> {
     // Absent params parse as null, so the error says what the method expected.
     Ok(parse_params(params.as_str().unwrap_or("null"))?)
 }
 
 /// Run `work` on a blocking thread when `heavy`, inline otherwise; a panic either way
 /// becomes an internal error for this call alone.
-async fn guarded<T, F>(heavy: bool, work: F) -> Result<T, RpcError>
+pub(crate) async fn guarded<T, F>(heavy: bool, work: F) -> Result<T, RpcError>
 where
     T: Send + 'static,
     F: FnOnce() -> Result<T, RpcError> + Send + 'static,
@@ -107,37 +155,16 @@ fn panicked(message: &str) -> RpcError {
     RpcError::internal(format!("the server failed on this request: {message}"))
 }
 
-async fn solve(params: Params<'static>, ctx: Arc<Context>) -> Result<SolveSummary, RpcError> {
-    let heavy = params.as_str().map_or(0, str::len) > PARSE_OFF_RUNTIME_BYTES;
-    let model = guarded(heavy, move || {
-        let p: SolveParams = parse(&params)?;
-        validate_model(&p.model, &Pointer::root().at("model"))?;
-        Ok(p.model)
-    })
-    .await?;
-    ctx.scheduler.solve(model).await
-}
-
-async fn probe(params: Params<'static>, ctx: Arc<Context>) -> Result<ProbeResult, RpcError> {
-    let p: ProbeParams = parse(&params)?;
-    let finished = match ctx.jobs.get(&p.job) {
-        None => return Err(RpcError::unknown_job(&p.job)),
-        Some(JobState::Queued | JobState::Running) => return Err(RpcError::not_finished(&p.job)),
-        Some(JobState::Failed(e)) => return Err(e),
-        Some(JobState::Done(finished)) => finished,
-    };
-    // A probe searches every node or sphere once per asked point.
-    let bodies = finished.summary.nodes
-        + finished
-            .summary
-            .particles
-            .as_ref()
-            .map_or(0, |s| s.particles);
-    let pairs = (p.at.len() + p.nodes.len() + p.particles.len()).saturating_mul(bodies);
-    guarded(pairs > PROBE_OFF_RUNTIME_PAIRS, move || {
-        finished
-            .solution
-            .probe(&p)
+/// `solve.history`: a finished job's contact forces and energy terms against time.
+async fn history(
+    params: Params<'static>,
+    ctx: Arc<Context>,
+) -> Result<impact_protocol::HistoryResult, RpcError> {
+    let p: impact_protocol::HistoryParams = parse(&params)?;
+    let solution = crate::rpc_jobs::finished_solution(&ctx, &p.job).await?;
+    guarded(true, move || {
+        solution
+            .history_result(&p)
             .map_err(|e| RpcError::from_probe(&p.job, e))
     })
     .await
@@ -162,12 +189,22 @@ async fn mesh_generate(params: Params<'static>) -> Result<MeshGenerateResult, Rp
     .await
 }
 
-fn server_info(ctx: &Context) -> ServerInfo {
-    ServerInfo {
-        name: env!("CARGO_PKG_NAME").into(),
-        version: env!("CARGO_PKG_VERSION").into(),
-        methods: METHODS.iter().map(|m| (*m).to_owned()).collect(),
-        threads: ctx.scheduler.threads(),
-        capabilities: CAPABILITIES.iter().map(|c| (*c).to_owned()).collect(),
+fn server_info(ctx: &Context) -> ServiceInfo {
+    let mut capabilities: Vec<String> = CAPABILITIES.iter().map(|c| (*c).to_owned()).collect();
+    capabilities.extend(SERVICE_CAPABILITIES.iter().map(|c| (*c).to_owned()));
+    if ctx.auth {
+        capabilities.push("auth".into());
+    }
+    ServiceInfo {
+        info: ServerInfo {
+            name: env!("CARGO_PKG_NAME").into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            methods: METHODS.iter().map(|m| (*m).to_owned()).collect(),
+            threads: ctx.scheduler.threads(),
+            capabilities,
+        },
+        limits: ctx.service_limits.clone(),
+        auth: ctx.auth,
+        data_dir: ctx.data_dir.clone(),
     }
 }

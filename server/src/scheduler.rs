@@ -1,19 +1,30 @@
-//! The solve queue: admission (a full queue answers BUSY at once), a semaphore of
-//! concurrent solves, and the dedicated rayon pool the solves run on, never the async
-//! runtime's threads. A panic inside a solve fails that job only.
+//! The solve queue: content-addressed admission (a model already solved or being solved
+//! is served by that job), a bounded queue (full answers BUSY at once), a semaphore of
+//! concurrent solves, the dedicated rayon pool the solves run on (never the async
+//! runtime's threads), the wall-time cap, and a graceful drain on shutdown. A panic inside
+//! a solve fails that job only.
 
+use crate::config::ModelLimits;
 use crate::errors::RpcError;
-use crate::jobs::{Finished, JobState, JobTable};
+use crate::jobs::{job_error, unix_now, Job, JobTable, Phase};
+use crate::metrics::Metrics;
+use crate::observe::JobObserver;
+use crate::results::{interrupted_reason, job_summary, stopped_error, Results};
+use crate::store::Record;
 use impact_core::{Solution, SolveError, SolveOptions};
-use impact_protocol::{Model, SolveSummary};
+use impact_protocol::Model;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::Instant;
-use tokio::sync::{oneshot, Semaphore};
+use std::time::{Duration, Instant};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+/// The work of one job: the model to solve and how.
+pub type Work = Box<dyn FnOnce(&SolveOptions) -> Result<Solution, SolveError> + Send>;
 
 /// The pool and the limits every solve goes through.
 pub struct Scheduler {
-    pool: rayon::ThreadPool,
+    pool: Arc<rayon::ThreadPool>,
     threads: usize,
     /// Permits for queued plus running solves: none left means BUSY.
     admission: Arc<Semaphore>,
@@ -21,7 +32,12 @@ pub struct Scheduler {
     slots: Arc<Semaphore>,
     max_concurrent: usize,
     max_queued: usize,
+    max_wall: Option<Duration>,
     jobs: Arc<JobTable>,
+    results: Arc<Results>,
+    metrics: Arc<Metrics>,
+    /// Set on shutdown: no new job is admitted.
+    closing: AtomicBool,
 }
 
 impl Scheduler {
@@ -29,7 +45,10 @@ impl Scheduler {
         threads: usize,
         max_concurrent: usize,
         max_queued: usize,
+        limits: &ModelLimits,
         jobs: Arc<JobTable>,
+        results: Arc<Results>,
+        metrics: Arc<Metrics>,
     ) -> Result<Self, rayon::ThreadPoolBuildError> {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
@@ -41,13 +60,19 @@ impl Scheduler {
             })
             .build()?;
         Ok(Scheduler {
-            pool,
+            pool: Arc::new(pool),
             threads,
             admission: Arc::new(Semaphore::new(max_concurrent + max_queued)),
             slots: Arc::new(Semaphore::new(max_concurrent)),
             max_concurrent,
             max_queued,
+            max_wall: limits
+                .max_wall_seconds
+                .map(|s| Duration::from_secs_f64(s.min(1e9))),
             jobs,
+            results,
+            metrics,
+            closing: AtomicBool::new(false),
         })
     }
 
@@ -55,107 +80,242 @@ impl Scheduler {
         self.threads
     }
 
-    /// Run a validated model to the end and answer its summary (with `job` and
-    /// `wall_seconds` set); the solution stays in the job table for probes.
-    pub async fn solve(&self, model: Model) -> Result<SolveSummary, RpcError> {
-        self.run(move || impact_core::solve(&model, &SolveOptions::default()))
-            .await
+    /// Jobs waiting for a slot.
+    pub fn queue_depth(&self) -> usize {
+        let free = self.admission.available_permits();
+        let running = self.max_concurrent - self.slots.available_permits();
+        (self.max_concurrent + self.max_queued).saturating_sub(free + running)
     }
 
-    /// Admit, queue and run one solve `work` on the pool as a new job.
-    pub async fn run<W>(&self, work: W) -> Result<SolveSummary, RpcError>
-    where
-        W: FnOnce() -> Result<Solution, SolveError> + Send + 'static,
-    {
-        let admitted = self.admission.clone().try_acquire_owned().map_err(|_| {
-            RpcError::busy(format!(
+    /// Admit a validated model: the job that serves it, and whether that is an earlier
+    /// job of the same model (then nothing new runs).
+    pub fn submit(&self, model: Model) -> Result<(Arc<Job>, bool), RpcError> {
+        let key = self.results.key(&model);
+        if let Some(job) = self.jobs.by_key(&key) {
+            tracing::info!(job = %job.id, "served from an earlier job of the same model");
+            self.metrics.cache_hit();
+            return Ok((job, true));
+        }
+        let model = Arc::new(model);
+        let solve_model = Arc::clone(&model);
+        self.enqueue(
+            key,
+            model,
+            Box::new(move |options| impact_core::solve(&solve_model, options)),
+        )
+        .map(|job| (job, false))
+    }
+
+    /// Admit and queue `work` as a new job of `model` (whose content key is `key`).
+    pub fn enqueue(
+        &self,
+        key: String,
+        model: Arc<Model>,
+        work: Work,
+    ) -> Result<Arc<Job>, RpcError> {
+        if self.closing.load(Ordering::Relaxed) {
+            return Err(RpcError::busy(
+                "the server is shutting down and takes no new solves".into(),
+            ));
+        }
+        let admitted = Arc::clone(&self.admission)
+            .try_acquire_owned()
+            .map_err(|_| {
+                RpcError::busy(format!(
                 "{} solves are running and {} waiting, the most this server takes; try again later",
                 self.max_concurrent, self.max_queued
             ))
-        })?;
-        let job = self.jobs.new_id();
-        self.jobs.set(&job, JobState::Queued);
-        // Forget the job if the client goes away while it waits: it never started and
-        // nobody holds its id.
-        let queued = QueuedGuard {
-            jobs: &self.jobs,
-            job: &job,
-            armed: true,
-        };
-        let slot = self
-            .slots
-            .clone()
-            .acquire_owned()
-            .await
-            .map_err(|_| RpcError::internal("the solve queue is closed".into()))?;
-        queued.disarm();
-        self.jobs.set(&job, JobState::Running);
-        tracing::info!(job = %job, "solve started");
+            })?;
+        let job = Arc::new(Job::new(
+            self.jobs.new_id(),
+            key.clone(),
+            unix_now(),
+            Phase::Queued,
+        ));
+        self.jobs.insert(Arc::clone(&job));
+        self.results.journal(&Record::Submitted {
+            job: job.id.clone(),
+            key,
+            submitted: job.submitted,
+        });
+        tracing::info!(job = %job.id, "job queued");
 
-        let (tx, rx) = oneshot::channel();
-        let jobs = Arc::clone(&self.jobs);
-        let id = job.clone();
-        // The closure owns the permits and writes the outcome into the job table itself,
-        // so a client that hangs up mid-solve neither frees its slot early nor loses the
-        // result.
-        self.pool.spawn(move || {
+        let run = Run {
+            job: Arc::clone(&job),
+            model,
+            pool: Arc::clone(&self.pool),
+            jobs: Arc::clone(&self.jobs),
+            results: Arc::clone(&self.results),
+            metrics: Arc::clone(&self.metrics),
+            max_wall: self.max_wall,
+        };
+        let slots = Arc::clone(&self.slots);
+        tokio::spawn(async move {
+            let slot = tokio::select! {
+                slot = slots.acquire_owned() => slot.ok(),
+                () = stopped_while_queued(&run.job) => None,
+            };
+            match slot {
+                Some(slot) => run.start(work, slot, admitted),
+                None => run.end_unstarted(),
+            }
+        });
+        Ok(job)
+    }
+
+    /// Stop admitting, let running solves finish for up to `grace`, then stop the rest
+    /// (they end failed, interrupted) and wait for them to record it.
+    pub async fn drain(&self, grace: Duration) {
+        self.closing.store(true, Ordering::Relaxed);
+        let deadline = tokio::time::Instant::now() + grace;
+        for job in self.jobs.unfinished() {
+            if tokio::time::timeout_at(deadline, job.wait_final(None))
+                .await
+                .is_err()
+            {
+                break;
+            }
+        }
+        let left = self.jobs.unfinished();
+        for job in &left {
+            tracing::warn!(job = %job.id, "stopping the job: the server is shutting down");
+            job.stop(Some(interrupted_reason(
+                "the server shut down while it ran",
+            )));
+        }
+        for job in left {
+            // A solve notices the stop within an increment; give a slow one a bound.
+            let _ = tokio::time::timeout(Duration::from_secs(10), job.wait_final(None)).await;
+        }
+    }
+}
+
+/// Resolves when a queued job is cancelled (or the server stops it).
+async fn stopped_while_queued(job: &Job) {
+    let mut rx = job.watch();
+    while !job.cancel.load(Ordering::Relaxed) {
+        if rx.changed().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    }
+}
+
+/// One admitted job on its way through the queue and the pool.
+struct Run {
+    job: Arc<Job>,
+    model: Arc<Model>,
+    pool: Arc<rayon::ThreadPool>,
+    jobs: Arc<JobTable>,
+    results: Arc<Results>,
+    metrics: Arc<Metrics>,
+    max_wall: Option<Duration>,
+}
+
+impl Run {
+    /// Cancelled before it got a slot.
+    fn end_unstarted(self) {
+        let err = match self.job.stop_reason() {
+            Some(why) => stopped_error(&self.job.id, why),
+            None => RpcError::from_solve(&self.job.id, SolveError::Cancelled { time: 0.0 }),
+        };
+        tracing::info!(job = %self.job.id, "job cancelled before it started");
+        self.fail(err);
+    }
+
+    fn fail(&self, err: RpcError) {
+        self.results.journal(&Record::Failed {
+            job: self.job.id.clone(),
+            error: job_error(&err),
+        });
+        self.jobs.forget_key(&self.job);
+        self.job.set_phase(Phase::Failed(err));
+        self.metrics.job_ended(false);
+    }
+
+    fn start(self, work: Work, slot: OwnedSemaphorePermit, admitted: OwnedSemaphorePermit) {
+        let job = Arc::clone(&self.job);
+        job.set_phase(Phase::Running);
+        tracing::info!(job = %job.id, "solve started");
+        let timer = self.max_wall.map(|limit| {
+            let job = Arc::clone(&job);
+            tokio::spawn(async move {
+                tokio::time::sleep(limit).await;
+                tracing::warn!(job = %job.id, seconds = limit.as_secs_f64(), "the solve reached the wall-time cap");
+                job.stop(Some(format!(
+                    "the solve ran past this server's wall-time cap of {} s (max_wall_seconds)",
+                    limit.as_secs_f64()
+                )));
+            })
+        });
+        let pool = Arc::clone(&self.pool);
+        // The closure owns the permits and writes the outcome into the job itself, so a
+        // client that hangs up neither frees the slot early nor loses the result.
+        pool.spawn(move || {
+            let options = SolveOptions {
+                cancel: Some(Arc::clone(&job.cancel)),
+                observer: Some(Arc::new(JobObserver::new(Arc::clone(&job)))),
+                pause: Some(Arc::clone(&job.pause)),
+            };
             let started = Instant::now();
-            let outcome = catch_unwind(AssertUnwindSafe(work));
+            let outcome = catch_unwind(AssertUnwindSafe(move || work(&options)));
             let wall_seconds = started.elapsed().as_secs_f64();
-            let result = match outcome {
+            if let Some(timer) = timer {
+                timer.abort();
+            }
+            let id = job.id.clone();
+            // An error-level span is on at every log level, so every line of the job's end
+            // carries its id.
+            let _span = tracing::error_span!("job", job = %id).entered();
+            match outcome {
                 Ok(Ok(solution)) => {
-                    let mut summary = solution.summary().clone();
-                    summary.job = id.clone();
-                    summary.wall_seconds = wall_seconds;
-                    tracing::info!(job = %id, wall_seconds, nodes = summary.nodes, elements = summary.elements, "solve finished");
-                    let finished = Arc::new(Finished {
-                        solution,
-                        summary: summary.clone(),
-                    });
-                    jobs.set(&id, JobState::Done(finished));
-                    Ok(summary)
+                    let summary = job_summary(&solution, &id, wall_seconds);
+                    let solution = Arc::new(solution);
+                    match self.results.keep(&id, solution, &self.model) {
+                        Ok(()) => {
+                            self.results.journal(&Record::Done {
+                                job: id.clone(),
+                                summary: Box::new(summary.clone()),
+                            });
+                            tracing::info!(
+                                wall_seconds,
+                                nodes = summary.nodes,
+                                elements = summary.elements,
+                                "solve finished"
+                            );
+                            self.metrics.solve_seconds(wall_seconds);
+                            job.set_phase(Phase::Done(Box::new(summary)));
+                            self.metrics.job_ended(true);
+                        }
+                        Err(reason) => {
+                            tracing::error!(reason, "cannot store the result");
+                            self.fail(RpcError::internal(format!(
+                                "the solve finished but its result cannot be stored: {reason}"
+                            )));
+                        }
+                    }
                 }
                 Ok(Err(e)) => {
-                    let err = RpcError::from_solve(&id, e);
-                    tracing::warn!(job = %id, wall_seconds, error = %err.message, "solve failed");
-                    jobs.set(&id, JobState::Failed(err.clone()));
-                    Err(err)
+                    let err = match (&e, job.stop_reason()) {
+                        (SolveError::Cancelled { .. }, Some(why)) => {
+                            let mut err = stopped_error(&id, why);
+                            if let SolveError::Cancelled { time } = e {
+                                err.data.time = Some(time);
+                            }
+                            err
+                        }
+                        _ => RpcError::from_solve(&id, e),
+                    };
+                    tracing::warn!(wall_seconds, error = %err.message, "solve failed");
+                    self.fail(err);
                 }
                 Err(payload) => {
                     let message = panic_message(&*payload);
-                    tracing::error!(job = %id, panic = message, "solve panicked");
-                    let err = RpcError::solve_panicked(&id, message);
-                    jobs.set(&id, JobState::Failed(err.clone()));
-                    Err(err)
+                    tracing::error!(panic = message, "solve panicked");
+                    self.fail(RpcError::solve_panicked(&id, message));
                 }
-            };
+            }
             drop((slot, admitted));
-            // The receiver is gone when the client hung up; the table holds the result.
-            let _ = tx.send(result);
         });
-        rx.await
-            .map_err(|_| RpcError::internal(format!("job '{job}' vanished from the solve pool")))?
-    }
-}
-
-struct QueuedGuard<'a> {
-    jobs: &'a JobTable,
-    job: &'a str,
-    armed: bool,
-}
-
-impl QueuedGuard<'_> {
-    fn disarm(mut self) {
-        self.armed = false;
-    }
-}
-
-impl Drop for QueuedGuard<'_> {
-    fn drop(&mut self) {
-        if self.armed {
-            tracing::info!(job = %self.job, "client left before its solve started");
-            self.jobs.remove(self.job);
-        }
     }
 }
 
@@ -175,96 +335,90 @@ mod tests {
     use super::*;
     use impact_protocol::codes;
     use std::sync::mpsc;
-    use std::time::Duration;
 
-    fn failing() -> Result<Solution, SolveError> {
-        Err(SolveError::Failed {
-            element: Some(3),
-            time: 0.5,
-            reason: "test work".into(),
+    fn scheduler(concurrent: usize, queued: usize) -> (Scheduler, Arc<JobTable>) {
+        let jobs = Arc::new(JobTable::new());
+        let s = Scheduler::new(
+            2,
+            concurrent,
+            queued,
+            &ModelLimits::default(),
+            Arc::clone(&jobs),
+            Arc::new(Results::new(1 << 20, None)),
+            Arc::new(Metrics::default()),
+        )
+        .expect("pool");
+        (s, jobs)
+    }
+
+    fn failing() -> Work {
+        Box::new(|_| {
+            Err(SolveError::Failed {
+                element: Some(3),
+                time: 0.5,
+                reason: "test work".into(),
+            })
         })
+    }
+
+    fn model() -> Arc<Model> {
+        Arc::new(serde_json::from_str(r#"{"steps":[]}"#).expect("a model"))
+    }
+
+    async fn end(job: &Job) -> RpcError {
+        match job.wait_final(None).await {
+            Some(Phase::Failed(e)) => e,
+            other => panic!("expected a failed job, got {other:?}"),
+        }
     }
 
     #[tokio::test]
     async fn a_panicking_solve_fails_its_job_and_the_pool_goes_on() {
-        let jobs = Arc::new(JobTable::new());
-        let s = Scheduler::new(2, 1, 4, Arc::clone(&jobs)).expect("pool");
-        let err = s.run(|| panic!("boom in element 7")).await.unwrap_err();
+        let (s, _) = scheduler(1, 4);
+        let job = s
+            .enqueue(
+                "a".into(),
+                model(),
+                Box::new(|_| panic!("boom in element 7")),
+            )
+            .expect("admitted");
+        let err = end(&job).await;
         assert_eq!(err.code, codes::SOLVE_FAILED);
         assert!(err.data.reason.contains("boom in element 7"), "{err:?}");
-        let job = err.data.job.clone().expect("job id");
-        assert!(matches!(jobs.get(&job), Some(JobState::Failed(_))));
-        // The pool still runs work after the panic.
-        let err = s.run(failing).await.unwrap_err();
+        let job = s.enqueue("b".into(), model(), failing()).expect("admitted");
+        let err = end(&job).await;
         assert_eq!(err.data.element, Some(3));
         assert_eq!(err.data.time, Some(0.5));
     }
 
     #[tokio::test]
-    async fn a_full_queue_answers_busy_and_frees_up_after() {
-        let jobs = Arc::new(JobTable::new());
-        let s = Arc::new(Scheduler::new(1, 1, 0, Arc::clone(&jobs)).expect("pool"));
+    async fn a_full_queue_answers_busy_and_a_cancelled_queued_job_frees_its_place() {
+        let (s, _) = scheduler(1, 1);
         let (release, hold) = mpsc::channel::<()>();
-        let first = {
-            let s = Arc::clone(&s);
-            tokio::spawn(async move {
-                s.run(move || {
-                    // Hold the only slot until the test has seen BUSY.
+        let first = s
+            .enqueue(
+                "a".into(),
+                model(),
+                Box::new(move |_| {
                     let _ = hold.recv();
-                    failing()
-                })
-                .await
-            })
-        };
-        while jobs.counts().1 == 0 {
+                    Err(SolveError::Cancelled { time: 0.0 })
+                }),
+            )
+            .expect("admitted");
+        while !matches!(first.phase(), Phase::Running) {
             tokio::time::sleep(Duration::from_millis(2)).await;
         }
-        let busy = s.run(failing).await.unwrap_err();
+        let second = s.enqueue("b".into(), model(), failing()).expect("queued");
+        assert_eq!(s.queue_depth(), 1);
+        let busy = s.enqueue("c".into(), model(), failing()).unwrap_err();
         assert_eq!(busy.code, codes::BUSY);
+        second.stop(None);
+        let err = end(&second).await;
+        assert!(err.data.reason.contains("cancelled"), "{err:?}");
         release.send(()).expect("the first solve waits");
-        let first = first.await.expect("join").unwrap_err();
-        assert_eq!(first.code, codes::SOLVE_FAILED);
-        // The slot is free again.
-        let again = s.run(failing).await.unwrap_err();
-        assert_eq!(again.code, codes::SOLVE_FAILED);
-    }
-
-    #[tokio::test]
-    async fn waiting_solves_queue_behind_the_running_one() {
-        let jobs = Arc::new(JobTable::new());
-        let s = Arc::new(Scheduler::new(1, 1, 1, Arc::clone(&jobs)).expect("pool"));
-        let (release, hold) = mpsc::channel::<()>();
-        let first = {
-            let s = Arc::clone(&s);
-            tokio::spawn(async move {
-                s.run(move || {
-                    let _ = hold.recv();
-                    failing()
-                })
-                .await
-            })
-        };
-        while jobs.counts().1 == 0 {
-            tokio::time::sleep(Duration::from_millis(2)).await;
-        }
-        let second = {
-            let s = Arc::clone(&s);
-            tokio::spawn(async move { s.run(failing).await })
-        };
-        while jobs.counts().0 == 0 {
-            tokio::time::sleep(Duration::from_millis(2)).await;
-        }
-        // One running, one queued: the third is one too many.
-        assert_eq!(s.run(failing).await.unwrap_err().code, codes::BUSY);
-        release.send(()).expect("the first solve waits");
-        assert_eq!(
-            first.await.expect("join").unwrap_err().code,
-            codes::SOLVE_FAILED
-        );
-        assert_eq!(
-            second.await.expect("join").unwrap_err().code,
-            codes::SOLVE_FAILED
-        );
-        assert_eq!(jobs.counts(), (0, 0, 0, 2));
+        end(&first).await;
+        // Both places are free again.
+        let third = s.enqueue("d".into(), model(), failing()).expect("admitted");
+        end(&third).await;
     }
 }

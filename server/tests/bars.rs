@@ -1,6 +1,7 @@
 //! The end-to-end test of issue 2: the colliding bars solved through HTTP and through
 //! WebSocket on the real binary, checked against one-dimensional impact theory, probed
-//! from the cache, and the same bits whatever the transport or the pool's thread count.
+//! from the cache (a second solve of the same model is the first job, served from the
+//! content-addressed cache), and the same bits whatever the pool's thread count.
 
 mod common;
 
@@ -18,7 +19,13 @@ async fn bars_through_http_and_websocket() {
     let by_ws = call(&ws, "solve", bars_params()).await;
     check_bars_summary(&by_http);
     check_bars_summary(&by_ws);
-    assert_ne!(by_http["job"], by_ws["job"], "each solve is its own job");
+    // The same model again is served from the first job's result, and says so.
+    assert_eq!(by_http["cached"], false);
+    assert_eq!(by_ws["cached"], true);
+    assert_eq!(
+        by_http["job"], by_ws["job"],
+        "the cache serves the first job"
+    );
     assert!(by_http["wall_seconds"].as_f64().is_some_and(|t| t > 0.0));
     assert_eq!(
         comparable(&by_http),

@@ -17,7 +17,13 @@ async fn healthz_answers_ok_on_the_rpc_port() {
 #[tokio::test]
 async fn server_info_over_http_and_websocket() {
     let server = Server::start(&["--threads", "2"]);
-    let expect_methods = ["solve", "solve.probe", "mesh.generate", "server.info"];
+    let expect_methods = [
+        "solve",
+        "solve.probe",
+        "solve.history",
+        "mesh.generate",
+        "server.info",
+    ];
     let http = call(&server.http(), "server.info", json!({})).await;
     let ws = call(&server.ws().await, "server.info", json!({})).await;
     assert_eq!(http, ws);

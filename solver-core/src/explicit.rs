@@ -15,6 +15,13 @@ use impact_protocol::{EnergySummary, Model, SolveSummary, StepReport};
 use rayon::prelude::*;
 use std::time::Instant;
 
+/// Below these counts a parallel loop's task costs more than the work it carries.
+const MIN_ELEMENTS_PER_TASK: usize = 512;
+const MIN_NODES_PER_TASK: usize = 2048;
+/// A stable increment below this fraction of the initial one means an element has been
+/// crushed: a length a million times shorter than at the start is no longer a mesh.
+const COLLAPSED_INCREMENT_FRACTION: f64 = 1e-6;
+
 /// Per-element state, one array per field.
 struct Elements {
     stress: Vec<[f64; 6]>,
@@ -125,6 +132,7 @@ pub fn run(model: &Model, options: &SolveOptions) -> Result<Solution, SolveError
                 &mut el,
                 &mut nodes,
                 &mut contacts,
+                &mut gravity,
                 dt,
                 time + dt,
             );
@@ -132,7 +140,6 @@ pub fn run(model: &Model, options: &SolveOptions) -> Result<Solution, SolveError
             increments += 1;
             total_increments += 1;
             history.push(time, contacts.last_forces());
-                &mut gravity,
             live.tick(&step.name, time, total_increments, dt);
 
             if let Some(e) = el.volume.iter().position(|&v| !(v > 0.0)) {
@@ -142,8 +149,20 @@ pub fn run(model: &Model, options: &SolveOptions) -> Result<Solution, SolveError
                     reason: "negative volume: the element inverted; likely causes: a penalty or a load too large for the mesh, excessive hourglassing, or a time-step scale too large".into(),
                 });
             }
-            let (c, _) = smallest(&el.critical);
+            let (c, worst) = smallest(&el.critical);
             critical = c;
+            // An element crushed nearly flat keeps a positive volume but drives the
+            // stable increment towards zero: the solve would crawl forever.
+            if scale * c < COLLAPSED_INCREMENT_FRACTION * initial_increment {
+                return Err(SolveError::Failed {
+                    element: Some(worst as u32),
+                    time,
+                    reason: format!(
+                        "the stable increment collapsed to {:e} (from {initial_increment:e} at the start): the element is crushed nearly flat; likely causes: a load or a velocity too large for the mesh, or a material too soft for it",
+                        scale * c
+                    ),
+                });
+            }
             if time >= next_output || time >= end {
                 frames.push(Frame::capture(time, &nodes.x, &asm.reference, &nodes.v));
                 while next_output <= time {
@@ -201,12 +220,14 @@ pub fn run(model: &Model, options: &SolveOptions) -> Result<Solution, SolveError
 }
 
 /// One increment of length `dt`, ending at `time`.
+#[allow(clippy::too_many_arguments)]
 fn advance(
     asm: &Assembly,
     ctl: &ElementControls,
     el: &mut Elements,
     nodes: &mut Nodes,
     contacts: &mut Contacts,
+    gravity: &mut Gravity,
     dt: f64,
     time: f64,
 ) {
@@ -217,18 +238,28 @@ fn advance(
         .zip(nodes.x.par_iter_mut())
         .zip(nodes.a.par_iter())
         .zip(asm.fixed.par_iter())
+        .with_min_len(MIN_NODES_PER_TASK)
         .for_each(|(((v, x), a), fixed)| {
             for k in 0..3 {
                 v[k] = if fixed[k] {
-#[allow(clippy::too_many_arguments)]
                     0.0
                 } else {
                     v[k] + 0.5 * dt * a[k]
                 };
                 x[k] += dt * v[k];
             }
-    gravity: &mut Gravity,
         });
+
+    // Rigid walls put the nodes that crossed them back before the elements see them.
+    contacts.hold_at_walls(
+        &mut nodes.x,
+        &mut nodes.v,
+        &nodes.a,
+        &asm.mass,
+        &asm.fixed,
+        dt,
+        time,
+    );
 
     let (x, v) = (&nodes.x, &nodes.v);
     (
@@ -250,17 +281,6 @@ fn advance(
                 let u: ElementUpdate =
                     hex8::update(&xe, &ve, stress, &asm.materials[m as usize], ctl, dt);
                 *stress = u.stress;
-    // Rigid walls put the nodes that crossed them back before the elements see them.
-    contacts.hold_at_walls(
-        &mut nodes.x,
-        &mut nodes.v,
-        &nodes.a,
-        &asm.mass,
-        &asm.fixed,
-        dt,
-        time,
-    );
-
                 *internal += u.internal_work;
                 *viscous += u.viscous_work;
                 *hourglass += u.hourglass_work;
@@ -275,18 +295,23 @@ fn advance(
         );
 
     let forces = &el.forces;
-    nodes.f.par_iter_mut().enumerate().for_each(|(n, f)| {
-        let mut sum = [0.0; 3];
-        for &slot in
-            &asm.node_slots[asm.node_slot_start[n] as usize..asm.node_slot_start[n + 1] as usize]
-        {
-            let c = forces[slot as usize / 8][slot as usize % 8];
-            sum[0] += c[0];
-            sum[1] += c[1];
-            sum[2] += c[2];
-        }
-        *f = sum;
-    });
+    nodes
+        .f
+        .par_iter_mut()
+        .enumerate()
+        .with_min_len(MIN_NODES_PER_TASK)
+        .for_each(|(n, f)| {
+            let mut sum = [0.0; 3];
+            for &slot in &asm.node_slots
+                [asm.node_slot_start[n] as usize..asm.node_slot_start[n + 1] as usize]
+            {
+                let c = forces[slot as usize / 8][slot as usize % 8];
+                sum[0] += c[0];
+                sum[1] += c[1];
+                sum[2] += c[2];
+            }
+            *f = sum;
+        });
 
     contacts.apply(&nodes.x, &nodes.v, dt, time, &mut nodes.f);
     gravity.apply(&mut nodes.f, &nodes.v, &asm.mass, &asm.fixed, dt);
@@ -299,6 +324,7 @@ fn advance(
         .zip(nodes.f.par_iter())
         .zip(asm.mass.par_iter())
         .zip(asm.fixed.par_iter())
+        .with_min_len(MIN_NODES_PER_TASK)
         .for_each(|((((a, v), f), m), fixed)| {
             for k in 0..3 {
                 a[k] = if fixed[k] { 0.0 } else { f[k] / m };
@@ -313,16 +339,21 @@ fn advance(
 
 /// The smallest value and its index (the lowest index on ties): exact, so deterministic.
 fn smallest(values: &[f64]) -> (f64, usize) {
-    values.par_iter().enumerate().map(|(i, &v)| (v, i)).reduce(
-        || (f64::INFINITY, usize::MAX),
-        |a, b| {
-            if b.0 < a.0 || (b.0 == a.0 && b.1 < a.1) {
-                b
-            } else {
-                a
-            }
-        },
-    )
+    values
+        .par_iter()
+        .enumerate()
+        .with_min_len(MIN_ELEMENTS_PER_TASK)
+        .map(|(i, &v)| (v, i))
+        .reduce(
+            || (f64::INFINITY, usize::MAX),
+            |a, b| {
+                if b.0 < a.0 || (b.0 == a.0 && b.1 < a.1) {
+                    b
+                } else {
+                    a
+                }
+            },
+        )
 }
 
 fn largest_internal(el: &Elements) -> (f64, usize) {
@@ -336,6 +367,7 @@ fn energy_summary(
     el: &Elements,
     nodes: &Nodes,
     contacts: &Contacts,
+    gravity: &Gravity,
     initial: f64,
     kinetic: &dyn Fn(&[[f64; 3]]) -> f64,
 ) -> EnergySummary {
@@ -367,4 +399,3 @@ fn energy_summary(
         },
     }
 }
-    gravity: &Gravity,

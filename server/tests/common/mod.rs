@@ -11,7 +11,10 @@ use jsonrpsee::ws_client::{WsClient, WsClientBuilder};
 use serde_json::{json, Map, Value};
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -19,6 +22,34 @@ use tokio::net::TcpStream;
 pub struct Server {
     child: Child,
     pub addr: SocketAddr,
+    /// The data directory this server was given (removed with the `DataDir` that made it).
+    pub data_dir: PathBuf,
+    _own_dir: Option<DataDir>,
+}
+
+/// A fresh data directory under the system's temp dir, removed when dropped.
+pub struct DataDir(pub PathBuf);
+
+impl DataDir {
+    pub fn new() -> DataDir {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!(
+            "impact-server-test-{}-{n}-{}",
+            std::process::id(),
+            SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos())
+        ));
+        std::fs::create_dir_all(&dir).expect("a temp data dir");
+        DataDir(dir)
+    }
+}
+
+impl Drop for DataDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 const READY: &str = "impact-server listening on ";
@@ -27,8 +58,18 @@ impl Server {
     /// Start the binary on 127.0.0.1 with a free port, plus `extra` arguments, and wait
     /// for its ready line.
     pub fn start(extra: &[&str]) -> Server {
+        let dir = DataDir::new();
+        let mut server = Server::start_in(&dir.0, extra);
+        server._own_dir = Some(dir);
+        server
+    }
+
+    /// Start on a given data directory (which outlives the server, for restarts).
+    pub fn start_in(data_dir: &Path, extra: &[&str]) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_impact-server"))
             .args(["--listen", "127.0.0.1:0"])
+            .arg("--data-dir")
+            .arg(data_dir)
             .args(extra)
             .env("RUST_LOG", "warn")
             .stdin(Stdio::null())
@@ -48,7 +89,35 @@ impl Server {
             .parse::<SocketAddr>()
             .expect("the ready line names a socket address");
         assert!(addr.ip().is_loopback() && addr.port() != 0, "{addr}");
-        Server { child, addr }
+        Server {
+            child,
+            addr,
+            data_dir: data_dir.to_owned(),
+            _own_dir: None,
+        }
+    }
+
+    /// The process id, to send it signals.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Kill -9 and reap.
+    pub fn kill(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// Wait for the process to exit by itself, at most `timeout`.
+    pub fn wait_exit(&mut self, timeout: std::time::Duration) -> Option<std::process::ExitStatus> {
+        let deadline = std::time::Instant::now() + timeout;
+        while std::time::Instant::now() < deadline {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Some(status);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        None
     }
 
     pub fn http(&self) -> HttpClient {
@@ -230,6 +299,7 @@ pub fn comparable(summary: &Value) -> Value {
     let m = s.as_object_mut().expect("a summary is an object");
     m.remove("job");
     m.remove("wall_seconds");
+    m.remove("cached");
     s
 }
 
