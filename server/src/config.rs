@@ -173,6 +173,9 @@ pub struct Config {
     pub cache_bytes: u64,
     /// None keeps results in memory only.
     pub data_dir: Option<PathBuf>,
+    /// True when the data directory was asked for (not the default): then a directory in
+    /// use by another server is an error rather than a fall-back to memory.
+    pub data_dir_explicit: bool,
     /// The bearer token every method requires, when set.
     pub token: Option<String>,
     pub shutdown_grace_seconds: f64,
@@ -197,6 +200,7 @@ impl Default for Config {
             max_wait_seconds: 300.0,
             cache_bytes: 1 << 30,
             data_dir: None,
+            data_dir_explicit: false,
             token: None,
             shutdown_grace_seconds: 30.0,
         }
@@ -257,6 +261,7 @@ impl Config {
                 Some(token)
             }
         };
+        let data_dir_explicit = s.data_dir.is_some();
         let data_dir = if s.ephemeral.unwrap_or(false) {
             None
         } else {
@@ -295,6 +300,7 @@ impl Config {
             max_wait_seconds: seconds("max_wait_seconds", s.max_wait_seconds, d.max_wait_seconds)?,
             cache_bytes: s.cache_bytes.unwrap_or(d.cache_bytes),
             data_dir,
+            data_dir_explicit,
             token,
             shutdown_grace_seconds: seconds(
                 "shutdown_grace_seconds",

@@ -59,7 +59,16 @@ pub async fn start(config: &Config) -> Result<RunningServer, StartError> {
         ));
     }
     let store = match &config.data_dir {
-        Some(dir) => Some(Store::open(dir)?),
+        Some(dir) => match Store::open(dir) {
+            Ok(store) => Some(store),
+            // The default directory is shared by every server this user starts (private
+            // ones of the CLI too): the first one keeps it, the others run in memory.
+            Err(StoreError::InUse { path }) if !config.data_dir_explicit => {
+                tracing::warn!(data_dir = %path.display(), "the default data directory is in use by another server; results live in memory only");
+                None
+            }
+            Err(e) => return Err(e.into()),
+        },
         None => {
             tracing::warn!(
                 "no data directory: finished results live in memory only and a restart loses them"

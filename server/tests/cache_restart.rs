@@ -112,3 +112,43 @@ async fn a_second_server_on_the_same_data_directory_is_refused() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("in use by another impact-server"), "{err}");
 }
+
+#[tokio::test]
+async fn a_second_server_on_the_default_data_directory_runs_in_memory() {
+    let home = DataDir::new();
+    let start = || {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_impact-server"))
+            .args(["--listen", "127.0.0.1:0"])
+            .env("XDG_DATA_HOME", &home.0)
+            .env("RUST_LOG", "off")
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("start");
+        let mut line = String::new();
+        std::io::BufRead::read_line(
+            &mut std::io::BufReader::new(child.stdout.take().expect("stdout")),
+            &mut line,
+        )
+        .expect("a ready line");
+        (
+            child,
+            line.trim().rsplit(' ').next().unwrap_or("").to_owned(),
+        )
+    };
+    let (mut first, a) = start();
+    let (mut second, b) = start();
+    let info = |addr: String| async move {
+        let http = jsonrpsee::http_client::HttpClientBuilder::default()
+            .build(format!("http://{addr}"))
+            .expect("client");
+        call(&http, "server.info", json!({})).await
+    };
+    let (ia, ib) = (info(a).await, info(b).await);
+    for c in [&mut first, &mut second] {
+        let _ = c.kill();
+        let _ = c.wait();
+    }
+    let dir = home.0.join("impact");
+    assert_eq!(ia["data_dir"], dir.display().to_string());
+    assert!(ib.get("data_dir").is_none(), "{ib}");
+}
