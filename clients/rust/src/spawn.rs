@@ -1,7 +1,7 @@
 //! Starting a private `impact-server` on a free loopback port and stopping it: the
-//! binary beside the running executable or on PATH, `--listen 127.0.0.1:0`, the one
-//! line it prints on stdout (`impact-server listening on 127.0.0.1:PORT`), and a child
-//! that is killed and reaped however the caller ends, errors included.
+//! binary beside the running executable or on PATH, `--listen 127.0.0.1:0 --ephemeral`,
+//! the one line it prints on stdout (`impact-server listening on 127.0.0.1:PORT`), and a
+//! child that is killed and reaped however the caller ends, errors included.
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read};
@@ -26,8 +26,10 @@ pub const LISTENING_PREFIX: &str = "impact-server listening on ";
 /// a first start can take seconds.
 const START_TIMEOUT: Duration = Duration::from_secs(60);
 
-/// Lines of the server's stderr kept to explain a failed start.
-const STDERR_TAIL_LINES: usize = 40;
+/// Lines of the server's stderr kept to explain a failed start: its first ones (where
+/// the error is said) and its last ones (where a backtrace ends).
+const STDERR_HEAD_LINES: usize = 20;
+const STDERR_TAIL_LINES: usize = 20;
 
 #[derive(Debug, thiserror::Error)]
 pub enum SpawnError {
@@ -98,10 +100,13 @@ impl SpawnedServer {
     }
 
     /// Start the given server binary on a free loopback port and wait until it listens.
+    /// It keeps results in memory only (`--ephemeral`): it is killed when done, so a data
+    /// directory would hold nothing of use, and sharing the user's would collide with
+    /// another server running there.
     pub fn start_binary(binary: &Path) -> Result<Self, SpawnError> {
         let name = binary.display().to_string();
         let mut child = Command::new(binary)
-            .args(["--listen", "127.0.0.1:0"])
+            .args(["--listen", "127.0.0.1:0", "--ephemeral"])
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -114,18 +119,15 @@ impl SpawnedServer {
         let stdout = child.stdout.take();
         let stderr = child.stderr.take();
         let mut guard = Guard(Some(child));
-        let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
+        let stderr_kept = Arc::new(Mutex::new(Kept::default()));
         if let Some(stderr) = stderr {
-            keep_tail(stderr, Arc::clone(&stderr_tail));
+            keep_ends(stderr, Arc::clone(&stderr_kept));
         }
         let first_line = first_line_then_drain(stdout);
         let tail_now = || -> Vec<String> {
             // Let the stderr reader catch up with a process that just died.
             std::thread::sleep(Duration::from_millis(100));
-            stderr_tail
-                .lock()
-                .map(|t| t.iter().cloned().collect())
-                .unwrap_or_default()
+            stderr_kept.lock().map(|k| k.lines()).unwrap_or_default()
         };
         let line = match first_line.recv_timeout(START_TIMEOUT) {
             Ok(Some(line)) => line,
@@ -256,14 +258,42 @@ fn first_line_then_drain(
     rx
 }
 
-fn keep_tail(stderr: impl Read + Send + 'static, tail: Arc<Mutex<VecDeque<String>>>) {
+/// The first and the last lines of a stream, and how many fell between.
+#[derive(Default)]
+struct Kept {
+    head: Vec<String>,
+    tail: VecDeque<String>,
+    dropped: usize,
+}
+
+impl Kept {
+    fn push(&mut self, line: String) {
+        if self.head.len() < STDERR_HEAD_LINES {
+            self.head.push(line);
+            return;
+        }
+        if self.tail.len() == STDERR_TAIL_LINES {
+            self.tail.pop_front();
+            self.dropped += 1;
+        }
+        self.tail.push_back(line);
+    }
+
+    fn lines(&self) -> Vec<String> {
+        let mut lines = self.head.clone();
+        if self.dropped > 0 {
+            lines.push(format!("[{} lines left out]", self.dropped));
+        }
+        lines.extend(self.tail.iter().cloned());
+        lines
+    }
+}
+
+fn keep_ends(stderr: impl Read + Send + 'static, kept: Arc<Mutex<Kept>>) {
     std::thread::spawn(move || {
         for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if let Ok(mut t) = tail.lock() {
-                if t.len() == STDERR_TAIL_LINES {
-                    t.pop_front();
-                }
-                t.push_back(line);
+            if let Ok(mut k) = kept.lock() {
+                k.push(line);
             }
         }
     });
@@ -294,6 +324,19 @@ mod tests {
             parse_listening_line("impact-server listening on somewhere"),
             None
         );
+    }
+
+    #[test]
+    fn a_long_stderr_keeps_its_first_and_last_lines() {
+        let mut kept = Kept::default();
+        for i in 0..100 {
+            kept.push(format!("line {i}"));
+        }
+        let lines = kept.lines();
+        assert_eq!(lines.len(), STDERR_HEAD_LINES + 1 + STDERR_TAIL_LINES);
+        assert_eq!(lines[0], "line 0");
+        assert_eq!(lines[STDERR_HEAD_LINES], "[60 lines left out]");
+        assert_eq!(lines.last().map(String::as_str), Some("line 99"));
     }
 
     #[test]
