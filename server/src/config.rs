@@ -353,6 +353,15 @@ mod tests {
     }
 
     #[test]
+    fn the_example_config_file_reads() {
+        let text = include_str!("../../deploy/impact.toml");
+        let s: Settings = toml::from_str(text).expect("deploy/impact.toml parses");
+        assert_eq!(s.max_concurrent_solves, Some(1));
+        let c = Config::resolve(s).expect("and resolves");
+        assert_eq!(c.data_dir.as_deref(), Some(Path::new("/var/lib/impact")));
+    }
+
+    #[test]
     fn unknown_keys_and_bad_values_are_refused() {
         assert!(toml::from_str::<Settings>("thread = 2\n").is_err());
         let bad = Settings {
