@@ -1,0 +1,60 @@
+//! Benchmarks through a real server: the colliding bars solved over HTTP (the round trip a
+//! client sees) and a probe of one point on the cached result (the latency of a follow-up
+//! question). The server is the release binary, started on a free loopback port.
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use impact_client::client::Client;
+use impact_e2e::{start_server, workspace_root};
+use impact_protocol::{ProbeParams, SolveParams};
+
+fn bars() -> SolveParams {
+    let path = workspace_root().join("tests/oracle/explicit-bars/model.json");
+    let text = std::fs::read_to_string(path).expect("the bars model is in the repo");
+    serde_json::from_str(&text).expect("the bars model parses")
+}
+
+fn bench(c: &mut Criterion) {
+    let server = start_server();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let client = rt
+        .block_on(Client::connect(&server.http_url()))
+        .expect("the server answers");
+    let params = bars();
+
+    let mut g = c.benchmark_group("server");
+    g.sample_size(20);
+    // Each solve of the same model is a new job: the cache is per job, so this is a real
+    // solve every time (content addressing, where the server has it, is bypassed by the
+    // model's title carrying the iteration).
+    let mut n = 0u64;
+    g.bench_function("bars_solve_round_trip", |b| {
+        b.iter(|| {
+            n += 1;
+            let mut p = params.clone();
+            p.model.title = Some(format!("bars {n}"));
+            rt.block_on(client.solve(&p)).expect("bars solve")
+        })
+    });
+    let job = rt.block_on(client.solve(&params)).expect("bars solve").job;
+    let probe = ProbeParams {
+        job,
+        step: Some("Impact".into()),
+        at: vec![[20.0, 0.0, 0.0]],
+        nodes: vec![],
+        particles: vec![],
+        time: None,
+        fields: None,
+    };
+    g.sample_size(200);
+    g.bench_function("probe_one_point_cached", |b| {
+        b.iter(|| rt.block_on(client.probe(&probe)).expect("probe"))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
