@@ -93,7 +93,7 @@ pub fn assemble(model: &Model) -> Result<Assembly, InvalidParams> {
                 None => root.at("parts").at(pi).at("mesh").at("elements").at(e),
             };
             let centre = jacobian_det_at(&x, [0.0; 3]);
-            if !(centre > 0.0) {
+            if centre.is_nan() || centre <= 0.0 {
                 return Err(InvalidParams::new(
                     &where_,
                     format!(
@@ -104,7 +104,7 @@ pub fn assemble(model: &Model) -> Result<Assembly, InvalidParams> {
             }
             for (k, s) in NODE_SIGNS.iter().enumerate() {
                 let det = jacobian_det_at(&x, *s);
-                if !(det > 0.0) {
+                if det.is_nan() || det <= 0.0 {
                     return Err(InvalidParams::new(
                         &where_,
                         format!(

@@ -142,7 +142,7 @@ pub fn run(model: &Model, options: &SolveOptions) -> Result<Solution, SolveError
             history.push(time, contacts.last_forces());
             live.tick(&step.name, time, total_increments, dt);
 
-            if let Some(e) = el.volume.iter().position(|&v| !(v > 0.0)) {
+            if let Some(e) = el.volume.iter().position(|&v| v.is_nan() || v <= 0.0) {
                 return Err(SolveError::Failed {
                     element: Some(e as u32),
                     time,

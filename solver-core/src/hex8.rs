@@ -245,7 +245,7 @@ pub fn update(
 pub fn critical_increment_at_rest(x: &[[f64; 3]; 8], mat: &Elastic, ctl: &ElementControls) -> f64 {
     let jac = centre_jacobian(x);
     let det = det3(&jac);
-    if !(det > 0.0) {
+    if det.is_nan() || det <= 0.0 {
         return f64::INFINITY;
     }
     let stable = stable_length(&gradient(&jac, det), mat);

@@ -39,10 +39,13 @@ fn error_of(change: impl FnOnce(&mut Value)) -> (String, String) {
     }
 }
 
+/// A change to a valid model's JSON, and the pointer its error must name.
+type BadCase = (Box<dyn FnOnce(&mut Value)>, String);
+
 #[test]
 fn bad_sections_name_the_place() {
     let m = "/model/particles";
-    let cases: Vec<(Box<dyn FnOnce(&mut Value)>, String)> = vec![
+    let cases: Vec<BadCase> = vec![
         (
             Box::new(|p| {
                 p["model"]["particles"]["groups"][0]["spheres"][1]["position"][2] = json!("up")

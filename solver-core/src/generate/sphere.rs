@@ -233,7 +233,6 @@ pub fn sphere(spec: &SphereSpec) -> Mesh {
             }
         }
     }
-    drop(id_of);
 
     let mut mesh = Mesh {
         nodes,
