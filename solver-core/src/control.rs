@@ -65,6 +65,8 @@ struct PauseState {
     holding: Option<(f64, u64)>,
     /// Set by `release`: a cancelled solve must not stay held.
     released: bool,
+    /// Counts `resume` calls, so a resume that comes while a hold is being set up is seen.
+    resumes: u64,
 }
 
 /// A pause a client asks for and the solve honours between increments.
@@ -99,6 +101,7 @@ impl Pause {
         let mut s = self.lock();
         s.request = None;
         s.holding = None;
+        s.resumes += 1;
         self.armed.store(false, Ordering::Release);
         self.changed.notify_all();
     }
@@ -140,10 +143,16 @@ impl Pause {
             return;
         }
         s.request = None;
-        s.holding = Some((time, increment));
+        let resumes = s.resumes;
         drop(s);
+        // The state is published before the hold shows, so whoever sees the hold (a
+        // status, then a probe) reads the state where it holds.
         on_hold();
         let mut s = self.lock();
+        if s.resumes != resumes || s.released {
+            return;
+        }
+        s.holding = Some((time, increment));
         while s.holding.is_some() && !s.released {
             s = self.changed.wait(s).unwrap_or_else(PoisonError::into_inner);
         }
