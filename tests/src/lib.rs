@@ -41,14 +41,21 @@ fn exe(name: &str) -> String {
     format!("{name}{}", std::env::consts::EXE_SUFFIX)
 }
 
-/// The real binaries, `(impact, impact-server)`, built by cargo for this profile once
-/// per test process. Building every time rather than only when missing keeps a test from
-/// running yesterday's binary after a `cargo test -p impact-e2e`; when they are fresh
-/// cargo only checks and returns.
+/// The real binaries, `(impact, impact-server)`, of this profile. `cargo test --workspace`
+/// builds both before any test runs (impact-server and impact-client have integration
+/// tests), with the workspace's unified features; a nested `cargo build -p ...` would pick
+/// other features and rebuild the whole tree a second time, so it runs only when a binary
+/// is missing or `IMPACT_E2E_REBUILD` is set (after `cargo test -p impact-e2e` alone, which
+/// does not rebuild the other packages' binaries).
 pub fn binaries() -> &'static (PathBuf, PathBuf) {
     static BINARIES: OnceLock<(PathBuf, PathBuf)> = OnceLock::new();
     BINARIES.get_or_init(|| {
         let dir = profile_dir();
+        let pair = (dir.join(exe("impact")), dir.join(exe("impact-server")));
+        if pair.0.is_file() && pair.1.is_file() && std::env::var_os("IMPACT_E2E_REBUILD").is_none()
+        {
+            return pair;
+        }
         let profile = dir
             .file_name()
             .and_then(|n| n.to_str())
