@@ -42,5 +42,7 @@ pub fn solve(model: &Model, options: &SolveOptions) -> Result<Solution, SolveErr
     if model.particles.is_some() && model.parts.is_empty() {
         return particles::run(model, options).map(Solution::from_particles);
     }
-    explicit::run(model, options)
+    // The whole solve runs on a worker of the pool, so its parallel loops need no hop
+    // from an outside thread into the pool at every increment.
+    rayon::scope(|_| explicit::run(model, options))
 }
