@@ -1,12 +1,15 @@
 //! The typed client of Impact's protocol over jsonrpsee: HTTP POST for `http://` and
-//! `https://` addresses, a WebSocket for `ws://` and `wss://`, the same methods on both.
+//! `https://` addresses, a WebSocket for `ws://` and `wss://`, the same methods on both;
+//! a solve can be followed to its end with each progress status on the way.
 
-use crate::error::ClientError;
+use crate::error::{ClientError, RpcError};
 use impact_protocol::{
-    GenerateSpec, MeshGenerateResult, ProbeParams, ProbeResult, ServerInfo, SolveParams,
-    SolveSummary, METHOD_MESH_GENERATE, METHOD_PROBE, METHOD_SERVER_INFO, METHOD_SOLVE,
+    GenerateSpec, JobParams, JobStatus, MeshGenerateResult, ProbeParams, ProbeResult, ServerInfo,
+    SolveParams, SolveSummary, SubmitResult, WaitParams, METHOD_MESH_GENERATE, METHOD_PROBE,
+    METHOD_SERVER_INFO, METHOD_SOLVE,
 };
-use jsonrpsee::core::client::ClientT;
+use jsonrpsee::core::client::{ClientT, SubscriptionClientT};
+use jsonrpsee::core::params::ObjectParams;
 use jsonrpsee::core::traits::ToRpcParams;
 use jsonrpsee::http_client::{HttpClient, HttpClientBuilder};
 use jsonrpsee::ws_client::{WsClient, WsClientBuilder};
@@ -159,4 +162,85 @@ fn decode<R: DeserializeOwned>(method: &str, answer: Value) -> Result<R, ClientE
         method: method.to_string(),
         source,
     })
+}
+
+impl Client {
+    /// Submit a model and follow its job to the end, handing every status to `on_status`
+    /// (what a progress bar draws): the `job.subscribe` stream over a WebSocket, `job.wait`
+    /// in quarter-second slices over HTTP. The answer is the summary, or the job's error.
+    pub async fn solve_following(
+        &self,
+        params: &SolveParams,
+        mut on_status: impl FnMut(&JobStatus),
+    ) -> Result<SolveSummary, ClientError> {
+        let submitted: SubmitResult = self.typed("solve.submit", params).await?;
+        let job = submitted.job;
+        let last = match &self.transport {
+            Transport::Ws(ws) => {
+                let mut p = ObjectParams::new();
+                p.insert("job", &job)
+                    .map_err(|source| ClientError::Encode {
+                        method: "job.subscribe".into(),
+                        source,
+                    })?;
+                let mut stream = ws
+                    .subscribe::<JobStatus, _>("job.subscribe", p, "job.unsubscribe")
+                    .await
+                    .map_err(|e| ClientError::from_call("job.subscribe", e))?;
+                loop {
+                    match stream.next().await {
+                        Some(Ok(status)) => {
+                            on_status(&status);
+                            if status.state.is_final() {
+                                break status;
+                            }
+                        }
+                        Some(Err(source)) => {
+                            return Err(ClientError::Decode {
+                                method: "job.progress".into(),
+                                source,
+                            })
+                        }
+                        // The stream closed without a last word: ask once more.
+                        None => {
+                            break self
+                                .typed("job.status", &JobParams { job: job.clone() })
+                                .await?
+                        }
+                    }
+                }
+            }
+            Transport::Http(_) => loop {
+                let status: JobStatus = self
+                    .typed(
+                        "job.wait",
+                        &WaitParams {
+                            job: job.clone(),
+                            timeout: Some(0.25),
+                        },
+                    )
+                    .await?;
+                on_status(&status);
+                if status.state.is_final() {
+                    break status;
+                }
+            },
+        };
+        match (last.summary, last.error) {
+            (Some(summary), _) => Ok(summary),
+            (None, Some(e)) => Err(ClientError::Rpc(Box::new(RpcError {
+                method: METHOD_SOLVE.to_string(),
+                code: e.code,
+                message: e.message,
+                data: Some(e.data),
+                raw_data: None,
+            }))),
+            (None, None) => Err(ClientError::Decode {
+                method: "job.status".into(),
+                source: serde::de::Error::custom(format!(
+                    "job {job} ended without a summary or an error"
+                )),
+            }),
+        }
+    }
 }

@@ -5,6 +5,7 @@
 use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
 use impact_client::oracle::{self, LocalMeasurer, Measurer, RemoteMeasurer};
+use impact_client::progress::ProgressView;
 use impact_client::{Client, Local, SpawnedServer};
 use impact_protocol::{parse_params, GenerateSpec, ProbeParams, SolveParams};
 use serde::Serialize;
@@ -43,6 +44,9 @@ enum Command {
         model: PathBuf,
         #[command(flatten)]
         target: Target,
+        /// Do not show the job's progress on stderr (a bar on a terminal, lines otherwise).
+        #[arg(long)]
+        no_progress: bool,
     },
     /// Read velocities and displacements of a solved job at points, nodes or particles.
     Probe {
@@ -94,13 +98,26 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
-        Command::Solve { model, target } => {
+        Command::Solve {
+            model,
+            target,
+            no_progress,
+        } => {
             let params = read_solve_params(&model)?;
             match where_to(&target)? {
                 Place::Local => print(&Local::new().solve(&params)?),
-                Place::Remote(url, _server) => print(&block_on(async {
+                Place::Remote(url, _server) if no_progress => print(&block_on(async {
                     Client::connect(&url).await?.solve(&params).await
                 })?),
+                Place::Remote(url, _server) => {
+                    let view = ProgressView::for_stderr();
+                    print(&block_on(async {
+                        Client::connect(&url)
+                            .await?
+                            .solve_following(&params, |s| view.show(s))
+                            .await
+                    })?)
+                }
             }
         }
         Command::Probe {
