@@ -288,36 +288,16 @@ impl Solution {
                 "name points in 'at' or node ids in 'nodes'",
             )));
         }
-        let time = params.time.unwrap_or(span.end);
-        if !time.is_finite() || time < span.start || time > span.end {
-            return Err(ProbeError::Invalid(InvalidParams::new(
-                &root.at("time"),
-                format!(
-                    "step '{}' runs from t = {} to t = {}; {time} is outside it",
-                    span.name, span.start, span.end
-                ),
-            )));
-        }
-        // The frames around the time: the step's end frame, or the pair that brackets it.
-        let (lo, hi, w) = if params.time.is_none() {
-            (span.last_frame, span.last_frame, 0.0)
-        } else {
-            let hi = self.frames[..=span.last_frame]
-                .partition_point(|f| f.time < time)
-                .min(span.last_frame);
-            let lo = hi.saturating_sub(1);
-            let (t0, t1) = (self.frames[lo].time, self.frames[hi].time);
-            let w = if t1 > t0 {
-                (time - t0) / (t1 - t0)
-            } else {
-                0.0
-            };
-            if w <= 0.0 {
-                (hi, hi, 0.0)
-            } else {
-                (lo, hi, w)
-            }
-        };
+        let frame_times: Vec<f64> = self.frames[..=span.last_frame]
+            .iter()
+            .map(|f| f.time)
+            .collect();
+        let (time, lo, hi, w) = bracket(
+            &span.name,
+            (span.start, span.end),
+            &frame_times,
+            params.time,
+        )?;
         let fields = params.fields.clone().unwrap_or_else(|| {
             vec![
                 ProbeField::Velocity,
@@ -405,4 +385,40 @@ impl Solution {
         }
         (best.0, best.1.sqrt())
     }
+}
+
+/// The time a probe asks for (the step's end when absent), checked to lie within the step
+/// `[start, end]`, and the two stored frames around it with the weight of the later one:
+/// `(time, lo, hi, w)`. `frame_times` are the times of the frames up to the step's last.
+/// Shared by the finite-element and the particle probes.
+pub fn bracket(
+    step: &str,
+    (start, end): (f64, f64),
+    frame_times: &[f64],
+    asked: Option<f64>,
+) -> Result<(f64, usize, usize, f64), ProbeError> {
+    let last = frame_times.len().saturating_sub(1);
+    let time = asked.unwrap_or(end);
+    if !time.is_finite() || time < start || time > end {
+        return Err(ProbeError::Invalid(InvalidParams::new(
+            &Pointer::root().at("time"),
+            format!("step '{step}' runs from t = {start} to t = {end}; {time} is outside it"),
+        )));
+    }
+    if asked.is_none() {
+        return Ok((time, last, last, 0.0));
+    }
+    let hi = frame_times.partition_point(|&t| t < time).min(last);
+    let lo = hi.saturating_sub(1);
+    let (t0, t1) = (frame_times[lo], frame_times[hi]);
+    let w = if t1 > t0 {
+        (time - t0) / (t1 - t0)
+    } else {
+        0.0
+    };
+    Ok(if w <= 0.0 {
+        (time, hi, hi, 0.0)
+    } else {
+        (time, lo, hi, w)
+    })
 }

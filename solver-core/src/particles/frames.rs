@@ -95,35 +95,12 @@ impl Frames {
                 format!("name points in 'at' or particle ids in '{ids_key}'"),
             )));
         }
-        let time = q.time.unwrap_or(span.end);
-        if !time.is_finite() || time < span.start || time > span.end {
-            return Err(ProbeError::Invalid(InvalidParams::new(
-                &root.at("time"),
-                format!(
-                    "step '{}' runs from t = {} to t = {}; {time} is outside it",
-                    span.name, span.start, span.end
-                ),
-            )));
-        }
-        let (lo, hi, w) = if q.time.is_none() {
-            (span.last_frame, span.last_frame, 0.0)
-        } else {
-            let hi = self.frames[..=span.last_frame]
-                .partition_point(|f| f.time < time)
-                .min(span.last_frame);
-            let lo = hi.saturating_sub(1);
-            let (t0, t1) = (self.frames[lo].time, self.frames[hi].time);
-            let w = if t1 > t0 {
-                (time - t0) / (t1 - t0)
-            } else {
-                0.0
-            };
-            if w <= 0.0 {
-                (hi, hi, 0.0)
-            } else {
-                (lo, hi, w)
-            }
-        };
+        let frame_times: Vec<f64> = self.frames[..=span.last_frame]
+            .iter()
+            .map(|f| f.time)
+            .collect();
+        let (time, lo, hi, w) =
+            crate::solution::bracket(&span.name, (span.start, span.end), &frame_times, q.time)?;
         let mut picks: Vec<(u32, f64)> = Vec::with_capacity(q.at.len() + q.ids.len());
         for (i, p) in q.at.iter().enumerate() {
             if p.iter().any(|c| !c.is_finite()) {
