@@ -5,6 +5,7 @@
 
 use crate::pointer::Pointer;
 use crate::validate::InvalidParams;
+use crate::validate::{finite, positive};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -434,26 +435,6 @@ pub struct ProbedParticle {
     pub displacement: Option<[f64; 3]>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub position: Option<[f64; 3]>,
-}
-
-fn finite(p: &Pointer, v: f64) -> Result<(), InvalidParams> {
-    if v.is_finite() {
-        Ok(())
-    } else {
-        Err(InvalidParams::new(p, format!("{v} is not a finite number")))
-    }
-}
-
-fn positive(p: &Pointer, v: f64, what: &str) -> Result<(), InvalidParams> {
-    finite(p, v)?;
-    if v > 0.0 {
-        Ok(())
-    } else {
-        Err(InvalidParams::new(
-            p,
-            format!("{what} must be positive, got {v}"),
-        ))
-    }
 }
 
 /// A vector of finite components, zero beyond the dimension.

@@ -46,7 +46,7 @@ pub fn parse_params<T: DeserializeOwned>(params: &str) -> Result<T, InvalidParam
     })
 }
 
-fn finite(p: &Pointer, v: f64) -> Result<(), InvalidParams> {
+pub(crate) fn finite(p: &Pointer, v: f64) -> Result<(), InvalidParams> {
     if v.is_finite() {
         Ok(())
     } else {
@@ -54,7 +54,7 @@ fn finite(p: &Pointer, v: f64) -> Result<(), InvalidParams> {
     }
 }
 
-fn positive(p: &Pointer, v: f64, what: &str) -> Result<(), InvalidParams> {
+pub(crate) fn positive(p: &Pointer, v: f64, what: &str) -> Result<(), InvalidParams> {
     finite(p, v)?;
     if v > 0.0 {
         Ok(())
