@@ -132,6 +132,7 @@ impl Contacts {
                     asm,
                     dt0,
                     time_step_scale,
+                    model.controls.bulk_viscosity.linear,
                     adjusted.next().unwrap_or_default(),
                 )
             })
@@ -249,6 +250,7 @@ impl Interface {
         asm: &Assembly,
         dt0: f64,
         time_step_scale: f64,
+        bulk_linear: f64,
         adjusted: Vec<AdjustedNode>,
     ) -> Self {
         let nn = pair.nodes.len();
@@ -270,9 +272,10 @@ impl Interface {
             .zip(area.iter())
             .map(|(m, a)| if *a > 0.0 { m / a } else { f64::INFINITY })
             .collect();
+        let widest = penalty::widest_increment(dt0, bulk_linear);
         let node_penalty: Vec<f64> = m_over_a
             .iter()
-            .map(|&r| penalty::per_area(pair.penalty_scale, r, dt0, time_step_scale))
+            .map(|&r| penalty::per_area(pair.penalty_scale, r, dt0, widest, time_step_scale))
             .collect();
         let per_face = |values: &[f64]| -> Vec<f64> {
             pair.faces
