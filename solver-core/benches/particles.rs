@@ -1,6 +1,8 @@
 //! Particle-steps per second: 10 000 Hertz spheres settling in a box under gravity, on one
 //! and two threads. A first solve lets the spheres fall and pile up; each measured solve
-//! then runs a fixed number of increments from that state (contacts everywhere).
+//! then runs a fixed number of increments from that state (contacts everywhere). The
+//! particle step alone is the difference of two such solves, of `INCREMENTS` and
+//! `2 * INCREMENTS` increments: what the extra increments cost, without the set-up.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use impact_core::particles;
@@ -52,8 +54,9 @@ fn model(spheres: Vec<serde_json::Value>, duration: f64, dt: Option<f64>) -> Mod
     m
 }
 
-/// The spheres after 0.05 s of fall from a jittered lattice: a pile forming on the floor.
-fn settling() -> (Model, f64) {
+/// The spheres after 0.05 s of fall from a jittered lattice (a pile forming on the floor),
+/// as the model of a solve of `increments` from there.
+fn settling(increments: u32) -> (Model, f64) {
     let mut seed = 7;
     let spacing = 2.2 * RADIUS;
     let mut spheres = Vec::with_capacity(SIDE * SIDE * LAYERS);
@@ -82,11 +85,11 @@ fn settling() -> (Model, f64) {
         .zip(&last.velocity)
         .map(|(p, v)| json!({ "position": p, "velocity": v }))
         .collect();
-    (model(spheres, dt * f64::from(INCREMENTS), Some(dt)), dt)
+    (model(spheres, dt * f64::from(increments), Some(dt)), dt)
 }
 
 fn bench(c: &mut Criterion) {
-    let (pile, _dt) = settling();
+    let (pile, _dt) = settling(INCREMENTS);
     let count = (SIDE * SIDE * LAYERS) as u64;
     let mut group = c.benchmark_group("particles");
     group.sample_size(10);
@@ -101,6 +104,35 @@ fn bench(c: &mut Criterion) {
                 pool.install(|| {
                     black_box(particles::run(&pile, &SolveOptions::default()).expect("solves"))
                 })
+            })
+        });
+    }
+    group.finish();
+
+    let (longer, _dt) = settling(2 * INCREMENTS);
+    let mut group = c.benchmark_group("particle_step_10000_spheres");
+    group.sample_size(10);
+    group.sampling_mode(criterion::SamplingMode::Flat);
+    group.throughput(Throughput::Elements(count * u64::from(INCREMENTS)));
+    for threads in [1, 2] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .expect("a pool");
+        group.bench_function(format!("{INCREMENTS}_steps/{threads}_threads"), |b| {
+            b.iter_custom(|iters| {
+                let mut total = std::time::Duration::ZERO;
+                for _ in 0..iters {
+                    let timed = |m: &Model| {
+                        let start = std::time::Instant::now();
+                        black_box(pool.install(|| particles::run(m, &SolveOptions::default())))
+                            .expect("solves");
+                        start.elapsed()
+                    };
+                    let (a, b) = (timed(&pile), timed(&longer));
+                    total += b.saturating_sub(a);
+                }
+                total
             })
         });
     }

@@ -1,6 +1,8 @@
 //! Benchmarks through a real server: the colliding bars solved over HTTP (the round trip a
 //! client sees) and a probe of one point on the cached result (the latency of a follow-up
-//! question). The server is the release binary, started on a free loopback port.
+//! question), and a probe of 100 points on a cached result of about 1e5 nodes
+//! (bench/models/probe-cube.json; the core's share of it is solver-core/benches/probe.rs).
+//! The server is the release binary, started on a free loopback port.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use impact_client::client::Client;
@@ -11,6 +13,21 @@ fn bars() -> SolveParams {
     let path = workspace_root().join("tests/oracle/explicit-bars/model.json");
     let text = std::fs::read_to_string(path).expect("the bars model is in the repo");
     serde_json::from_str(&text).expect("the bars model parses")
+}
+
+fn cube() -> SolveParams {
+    let path = workspace_root().join("bench/models/probe-cube.json");
+    let text = std::fs::read_to_string(path).expect("the probe cube is in the repo");
+    serde_json::from_str(&text).expect("the probe cube parses")
+}
+
+/// The in-process benchmark's 100 points (solver-core/benches/probe.rs): the golden
+/// ratio's multiples per axis, spread through the unit cube.
+fn hundred_points() -> Vec<[f64; 3]> {
+    let g = [0.618_033_988_75, 0.754_877_666_25, 0.569_840_290_99];
+    (1..=100)
+        .map(|i| g.map(|a| (f64::from(i) * a).fract()))
+        .collect()
 }
 
 fn bench(c: &mut Criterion) {
@@ -51,6 +68,23 @@ fn bench(c: &mut Criterion) {
     };
     g.sample_size(200);
     g.bench_function("probe_one_point_cached", |b| {
+        b.iter(|| rt.block_on(client.probe(&probe)).expect("probe"))
+    });
+    g.finish();
+
+    let job = rt.block_on(client.solve(&cube())).expect("cube solve").job;
+    let probe = ProbeParams {
+        job,
+        step: None,
+        at: hundred_points(),
+        nodes: vec![],
+        particles: vec![],
+        time: Some(0.04),
+        fields: None,
+    };
+    let mut g = c.benchmark_group("server_probe_1e5_nodes");
+    g.sample_size(50);
+    g.bench_function("100_points_cached", |b| {
         b.iter(|| rt.block_on(client.probe(&probe)).expect("probe"))
     });
     g.finish();
