@@ -71,6 +71,17 @@ pub struct Settings {
     /// [default: 30].
     #[arg(long, value_name = "SECONDS", env = "IMPACT_SHUTDOWN_GRACE_SECONDS")]
     pub shutdown_grace_seconds: Option<f64>,
+    /// For tests only: a job whose model has this title panics inside its solve (see
+    /// `observe::JobObserver`), so that a panic's path through the core and the pool can
+    /// be exercised on the real binary. Hidden from `--help`; off unless set.
+    #[arg(
+        long,
+        value_name = "TITLE",
+        env = "IMPACT_FAULT_PANIC_TITLE",
+        hide = true,
+        hide_env = true
+    )]
+    pub fault_panic_title: Option<String>,
 }
 
 impl Settings {
@@ -100,6 +111,7 @@ impl Settings {
             shutdown_grace_seconds: self
                 .shutdown_grace_seconds
                 .or(fallback.shutdown_grace_seconds),
+            fault_panic_title: self.fault_panic_title.or(fallback.fault_panic_title),
         }
     }
 
@@ -179,6 +191,8 @@ pub struct Config {
     /// The bearer token every method requires, when set.
     pub token: Option<String>,
     pub shutdown_grace_seconds: f64,
+    /// Test-only fault injection: jobs of models with this title panic mid-solve.
+    pub fault_panic_title: Option<String>,
 }
 
 /// 256 MiB: a model of a few million elements written out inline.
@@ -203,6 +217,7 @@ impl Default for Config {
             data_dir_explicit: false,
             token: None,
             shutdown_grace_seconds: 30.0,
+            fault_panic_title: None,
         }
     }
 }
@@ -307,6 +322,7 @@ impl Config {
                 s.shutdown_grace_seconds,
                 d.shutdown_grace_seconds,
             )?,
+            fault_panic_title: s.fault_panic_title,
         })
     }
 

@@ -38,6 +38,8 @@ pub struct Scheduler {
     metrics: Arc<Metrics>,
     /// Set on shutdown: no new job is admitted.
     closing: AtomicBool,
+    /// Test-only fault injection: jobs of models with this title panic inside the solve.
+    fault_panic_title: Option<String>,
 }
 
 impl Scheduler {
@@ -73,7 +75,18 @@ impl Scheduler {
             results,
             metrics,
             closing: AtomicBool::new(false),
+            fault_panic_title: None,
         })
+    }
+
+    /// Make the solves of models titled `title` panic from inside the core (the
+    /// `fault_panic_title` setting, for tests of a panic's path through the real binary).
+    pub fn with_fault_panic_title(mut self, title: Option<String>) -> Self {
+        if let Some(t) = &title {
+            tracing::warn!(title = %t, "fault injection is on: solves of models with this title will panic");
+        }
+        self.fault_panic_title = title;
+        self
     }
 
     pub fn threads(&self) -> usize {
@@ -140,6 +153,10 @@ impl Scheduler {
         });
         tracing::info!(job = %job.id, "job queued");
 
+        let panic_in_solve = self
+            .fault_panic_title
+            .as_ref()
+            .is_some_and(|t| model.title.as_ref() == Some(t));
         let run = Run {
             job: Arc::clone(&job),
             model,
@@ -148,6 +165,7 @@ impl Scheduler {
             results: Arc::clone(&self.results),
             metrics: Arc::clone(&self.metrics),
             max_wall: self.max_wall,
+            panic_in_solve,
         };
         let slots = Arc::clone(&self.slots);
         tokio::spawn(async move {
@@ -209,6 +227,8 @@ struct Run {
     results: Arc<Results>,
     metrics: Arc<Metrics>,
     max_wall: Option<Duration>,
+    /// Fault injection: the solve's observer panics (`Scheduler::with_fault_panic_title`).
+    panic_in_solve: bool,
 }
 
 impl Run {
@@ -228,8 +248,9 @@ impl Run {
             error: job_error(&err),
         });
         self.jobs.forget_key(&self.job);
-        self.job.set_phase(Phase::Failed(err));
+        // Counted before the end shows, so whoever sees it also sees it in /metrics.
         self.metrics.job_ended(false);
+        self.job.set_phase(Phase::Failed(err));
     }
 
     fn start(self, work: Work, slot: OwnedSemaphorePermit, admitted: OwnedSemaphorePermit) {
@@ -248,12 +269,16 @@ impl Run {
             })
         });
         let pool = Arc::clone(&self.pool);
+        let mut observer = JobObserver::new(Arc::clone(&job));
+        if self.panic_in_solve {
+            observer = observer.panicking();
+        }
         // The closure owns the permits and writes the outcome into the job itself, so a
         // client that hangs up neither frees the slot early nor loses the result.
         pool.spawn(move || {
             let options = SolveOptions {
                 cancel: Some(Arc::clone(&job.cancel)),
-                observer: Some(Arc::new(JobObserver::new(Arc::clone(&job)))),
+                observer: Some(Arc::new(observer)),
                 pause: Some(Arc::clone(&job.pause)),
             };
             let started = Instant::now();
@@ -283,8 +308,8 @@ impl Run {
                                 "solve finished"
                             );
                             self.metrics.solve_seconds(wall_seconds);
-                            job.set_phase(Phase::Done(Box::new(summary)));
                             self.metrics.job_ended(true);
+                            job.set_phase(Phase::Done(Box::new(summary)));
                         }
                         Err(reason) => {
                             tracing::error!(reason, "cannot store the result");

@@ -81,15 +81,18 @@ pub async fn start(config: &Config) -> Result<RunningServer, StartError> {
     let results = Arc::new(Results::new(config.cache_bytes, store));
     results.recover(&jobs);
     let metrics = Arc::new(Metrics::default());
-    let scheduler = Arc::new(Scheduler::new(
-        config.threads,
-        config.max_concurrent_solves,
-        config.max_queued,
-        &config.limits,
-        Arc::clone(&jobs),
-        Arc::clone(&results),
-        Arc::clone(&metrics),
-    )?);
+    let scheduler = Arc::new(
+        Scheduler::new(
+            config.threads,
+            config.max_concurrent_solves,
+            config.max_queued,
+            &config.limits,
+            Arc::clone(&jobs),
+            Arc::clone(&results),
+            Arc::clone(&metrics),
+        )?
+        .with_fault_panic_title(config.fault_panic_title.clone()),
+    );
     let rpc_config = ServerConfig::builder()
         .max_request_body_size(config.max_request_bytes)
         .max_response_body_size(config.max_response_bytes)

@@ -42,8 +42,8 @@ pub trait Observer: Send + Sync + fmt::Debug {
     fn progress(&self, progress: &Progress);
 
     /// The state at the latest output (and where a pause holds the solve), as a solution
-    /// with one step spanning that single instant: its probes read that state. Only the
-    /// finite-element solve sends these.
+    /// with one step spanning that single instant: its probes read that state. Both the
+    /// finite-element and the particle solve send these.
     fn latest(&self, _snapshot: Solution) {}
 }
 
@@ -206,13 +206,30 @@ impl<'a> Live<'a> {
         increment: u64,
         state: impl FnOnce() -> Option<Frame>,
     ) -> Result<(), SolveError> {
+        self.hold_point(step, time, increment, || {
+            let asm = self.assembly.as_ref()?;
+            state().map(|frame| Solution::snapshot(Arc::clone(asm), frame, step))
+        })
+    }
+
+    /// `checkpoint` for a solve that builds its own snapshots (the particle solve):
+    /// `snapshot` runs only when a hold begins and someone observes.
+    pub(crate) fn hold_point(
+        &self,
+        step: &str,
+        time: f64,
+        increment: u64,
+        snapshot: impl FnOnce() -> Option<Solution>,
+    ) -> Result<(), SolveError> {
         if self.cancelled() {
             return Err(SolveError::Cancelled { time });
         }
         if let Some(pause) = &self.options.pause {
             pause.hold_if_due(time, increment, || {
-                if let Some(frame) = state() {
-                    self.send_snapshot(step, frame);
+                if self.observed() {
+                    if let Some(s) = snapshot() {
+                        self.publish(s);
+                    }
                 }
                 self.report(step, time, increment, 0.0);
             });
@@ -263,8 +280,20 @@ impl<'a> Live<'a> {
     }
 
     fn send_snapshot(&self, step: &str, frame: Frame) {
-        if let (Some(observer), Some(asm)) = (&self.options.observer, &self.assembly) {
-            observer.latest(Solution::snapshot(Arc::clone(asm), frame, step));
+        if let Some(asm) = &self.assembly {
+            self.publish(Solution::snapshot(Arc::clone(asm), frame, step));
+        }
+    }
+
+    /// True when someone observes the solve: only then are snapshots worth building.
+    pub(crate) fn observed(&self) -> bool {
+        self.options.observer.is_some()
+    }
+
+    /// Hand the observer a snapshot of the state (see `Observer::latest`).
+    pub(crate) fn publish(&self, snapshot: Solution) {
+        if let Some(observer) = &self.options.observer {
+            observer.latest(snapshot);
         }
     }
 }

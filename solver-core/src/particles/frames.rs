@@ -33,6 +33,20 @@ pub struct Identity {
     pub group_names: Vec<String>,
 }
 
+impl Identity {
+    /// The identities of a set-up's spheres.
+    pub fn of(setup: &super::setup::Setup) -> Self {
+        Identity {
+            reference: setup.position.clone(),
+            radius: setup.radius.clone(),
+            mass: setup.mass.clone(),
+            group: setup.group.clone(),
+            local: setup.local.clone(),
+            group_names: setup.group_names.clone(),
+        }
+    }
+}
+
 /// A probe's question about particles.
 #[derive(Clone, Copy, Debug)]
 pub struct Query<'a> {

@@ -27,12 +27,13 @@ const MIN_PER_TASK: usize = 1024;
 pub use run::run;
 
 use crate::error::ProbeError;
-use frames::{Frames, Identity};
+use frames::{Frames, Identity, Span};
 use impact_protocol::particles::ParticleSummary;
 use impact_protocol::{
     ContactReport, EnergySummary, InvalidParams, Pointer, ProbeParams, ProbeResult, SolveSummary,
     StepReport,
 };
+use std::sync::Arc;
 
 /// A finished particle solve.
 #[derive(Clone, Debug)]
@@ -46,7 +47,8 @@ pub struct ParticleSolution {
     /// The increment chosen before the steps cut it to fit their durations.
     pub initial_increment: f64,
     frames: Frames,
-    identity: Identity,
+    /// Shared with the snapshots a running solve hands out (`snapshot`).
+    identity: Arc<Identity>,
     pub wall_seconds: f64,
 }
 
@@ -93,16 +95,38 @@ impl ParticleSolution {
             steps: stored.steps.clone(),
             initial_increment: stored.initial_increment,
             frames,
-            identity: Identity {
-                reference: setup.position.clone(),
-                radius: setup.radius.clone(),
-                mass: setup.mass.clone(),
-                group: setup.group.clone(),
-                local: setup.local.clone(),
-                group_names: setup.group_names.clone(),
-            },
+            identity: Arc::new(Identity::of(&setup)),
             wall_seconds: stored.wall_seconds,
         })
+    }
+
+    /// The state of an unfinished solve at one instant (`time`, in step `step`), the
+    /// particle twin of `Solution::snapshot`: one frame and one step spanning only that
+    /// instant, so a probe without a time reads it. The summary holds only the count of
+    /// spheres (what the server sizes a probe by); nothing else is known before the end.
+    pub(crate) fn snapshot(identity: Arc<Identity>, frame: Frame, step: &str) -> Self {
+        let time = frame.time;
+        ParticleSolution {
+            summary: ParticleSummary {
+                particles: identity.reference.len(),
+                ..ParticleSummary::default()
+            },
+            energy: EnergySummary::default(),
+            contacts: Vec::new(),
+            steps: Vec::new(),
+            initial_increment: 0.0,
+            frames: Frames {
+                frames: vec![frame],
+                spans: vec![Span {
+                    name: step.to_owned(),
+                    start: time,
+                    end: time,
+                    last_frame: 0,
+                }],
+            },
+            identity,
+            wall_seconds: 0.0,
+        }
     }
 
     /// Approximate bytes held, for a cache's weigher.

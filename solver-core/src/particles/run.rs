@@ -1,21 +1,38 @@
 //! The particle solve from start to end: set-up, the time step, the named steps cut into
-//! equal increments, frames at the output times, cancellation, and the summary with the
-//! energy balance.
+//! equal increments, frames at the output times, cancellation, the pause and the live
+//! snapshots an observer is handed (at every output and where a pause holds), and the
+//! summary with the energy balance.
 
 use super::energy;
-use super::frames::{Frames, Identity, Span};
+use super::frames::{Frame, Frames, Identity, Span};
 use super::setup::Setup;
 use super::timestep;
 use super::verlet::Integrator;
 use super::ParticleSolution;
 use crate::control::Live;
 use crate::error::SolveError;
+use crate::solution::Solution;
 use crate::SolveOptions;
 use impact_protocol::particles::{ParticleEnergy, ParticleSummary};
 use impact_protocol::{
     AdjustedNode, ContactReport, EnergySummary, InvalidParams, Model, Pointer, StepReport,
 };
+use std::sync::Arc;
 use std::time::Instant;
+
+/// What probes of the running solve read: the spheres' state now, as a one-instant result.
+fn snapshot(identity: &Arc<Identity>, step: &str, time: f64, it: &Integrator) -> Solution {
+    let frame = Frame {
+        time,
+        position: it.x.clone(),
+        velocity: it.v.clone(),
+    };
+    Solution::from_particles(ParticleSolution::snapshot(
+        Arc::clone(identity),
+        frame,
+        step,
+    ))
+}
 
 /// Run the particle section of a validated model on the current rayon pool.
 pub fn run(model: &Model, options: &SolveOptions) -> Result<ParticleSolution, SolveError> {
@@ -33,6 +50,8 @@ fn run_on_worker(model: &Model, options: &SolveOptions) -> Result<ParticleSoluti
         ))
     })?;
     let setup = Setup::new(parts)?;
+    // Built once and shared by the result and every snapshot.
+    let identity = Arc::new(Identity::of(&setup));
     let mut it = Integrator::new(&setup, parts.listed_collisions);
     let initial: Vec<_> = it.contacts().collect();
     let choice = timestep::choose(&setup, &parts.time_step, &model.steps, &initial);
@@ -80,8 +99,9 @@ fn run_on_worker(model: &Model, options: &SolveOptions) -> Result<ParticleSoluti
             };
             it.increment(t_end, dt)?;
             done += 1;
-            // Particle states are not snapshotted: probes wait for the end.
-            live.checkpoint(&step.name, t_end, done, || None)?;
+            live.hold_point(&step.name, t_end, done, || {
+                Some(snapshot(&identity, &step.name, t_end, &it))
+            })?;
             live.tick(&step.name, t_end, done, dt);
             // Output j falls at start + j interval; a frame is stored at the first
             // increment that reaches it (the step's end is stored below).
@@ -89,10 +109,18 @@ fn run_on_worker(model: &Model, options: &SolveOptions) -> Result<ParticleSoluti
             if inc < k && reached > last_output {
                 frames.push(t_end, &it.x, &it.v);
                 last_output = reached;
+                // As the finite-element solve does at its outputs: one copy of the
+                // state per output, and only when someone observes.
+                if live.observed() {
+                    live.publish(snapshot(&identity, &step.name, t_end, &it));
+                }
             }
         }
         t = start + step.duration;
         frames.push(t, &it.x, &it.v);
+        if live.observed() {
+            live.publish(snapshot(&identity, &step.name, t, &it));
+        }
         frames.spans.push(Span {
             name: step.name.clone(),
             start,
@@ -182,14 +210,6 @@ fn run_on_worker(model: &Model, options: &SolveOptions) -> Result<ParticleSoluti
             adjusted_nodes: Vec::<AdjustedNode>::new(),
         })
         .collect();
-    let identity = Identity {
-        reference: setup.position.clone(),
-        radius: setup.radius.clone(),
-        mass: setup.mass.clone(),
-        group: setup.group.clone(),
-        local: setup.local.clone(),
-        group_names: setup.group_names.clone(),
-    };
     Ok(ParticleSolution {
         summary,
         energy: fe_energy,
