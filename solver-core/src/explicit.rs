@@ -276,8 +276,13 @@ fn advance(
         .into_par_iter()
         .for_each(
             |(stress, internal, viscous, hourglass, critical, volume, forces, conn, &m)| {
-                let xe = conn.map(|i| x[i as usize]);
-                let ve = conn.map(|i| v[i as usize]);
+                // Plain loops: `array::map` here compiled to a call and a copy per gather.
+                let mut xe = [[0.0; 3]; 8];
+                let mut ve = [[0.0; 3]; 8];
+                for k in 0..8 {
+                    xe[k] = x[conn[k] as usize];
+                    ve[k] = v[conn[k] as usize];
+                }
                 let u: ElementUpdate =
                     hex8::update(&xe, &ve, stress, &asm.materials[m as usize], ctl, dt);
                 *stress = u.stress;

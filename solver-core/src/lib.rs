@@ -12,6 +12,7 @@ pub mod generate;
 pub mod hex8;
 pub mod loads;
 pub mod material;
+pub mod nearest;
 pub mod particles;
 pub mod persist;
 pub mod solution;

@@ -37,20 +37,23 @@ impl Elastic {
     ) -> [f64; 6] {
         let s = voigt_to_matrix(stress);
         let tr = d[0][0] + d[1][1] + d[2][2];
-        let mut out = [[0.0; 3]; 3];
-        for i in 0..3 {
-            for j in 0..3 {
-                // Jaumann: sigma_dot = C:D + W sigma - sigma W.
-                let mut rot = 0.0;
-                for k in 0..3 {
-                    rot += w[i][k] * s[k][j] - s[i][k] * w[k][j];
-                }
-                let elastic = 2.0 * self.mu * d[i][j] + if i == j { self.lambda * tr } else { 0.0 };
-                out[i][j] = s[i][j] + dt * (elastic + rot);
+        // The six Voigt components only: the rate of a symmetric stress is symmetric.
+        let component = |i: usize, j: usize| {
+            // Jaumann: sigma_dot = C:D + W sigma - sigma W.
+            let mut rot = 0.0;
+            for k in 0..3 {
+                rot += w[i][k] * s[k][j] - s[i][k] * w[k][j];
             }
-        }
+            let elastic = 2.0 * self.mu * d[i][j] + if i == j { self.lambda * tr } else { 0.0 };
+            s[i][j] + dt * (elastic + rot)
+        };
         [
-            out[0][0], out[1][1], out[2][2], out[0][1], out[1][2], out[2][0],
+            component(0, 0),
+            component(1, 1),
+            component(2, 2),
+            component(0, 1),
+            component(1, 2),
+            component(2, 0),
         ]
     }
 }

@@ -6,7 +6,8 @@
 //! Layout (all integers little-endian): magic `IMPACTR\0`, version u32, kind u8 (0 finite
 //! elements, 1 particles), the model and the summary as length-prefixed JSON, the frames
 //! (time, count, the displacement or position triples, the velocity triples), the spans
-//! (name, start, end, last frame), for finite elements the history, and last a 64-bit
+//! (name, start, end, last frame), for finite elements the history (a time and a force per
+//! contact and entry, then the energies), and last a 64-bit
 //! FNV-1a checksum of everything before it, so a torn or truncated file is refused.
 
 use crate::assembly::assemble;
@@ -135,7 +136,17 @@ pub fn decode(bytes: &[u8]) -> Result<(Solution, Model), PersistError> {
                 contact_forces: r.f64s()?,
                 energy_times: r.f64s()?,
                 energies: r.json::<Vec<EnergySummary>>()?,
+                // A read history is finished: nothing is pushed on it again.
+                ..History::default()
             };
+            // One time and one force per contact and entry.
+            if history.times.len() != history.contact_forces.len()
+                || history.contact_forces.len() % history.contact_count.max(1) != 0
+            {
+                return Err(PersistError::Malformed(
+                    "the contact history's times and forces do not pair up".into(),
+                ));
+            }
             let mut asm = assemble(&model).map_err(|e| PersistError::Rebuild(e.into()))?;
             settle_initial_penetrations(&mut asm).map_err(PersistError::Rebuild)?;
             if frames.iter().any(|f| {

@@ -3,12 +3,13 @@
 
 use crate::assembly::Assembly;
 use crate::error::ProbeError;
+use crate::nearest::NodeGrid;
 use crate::particles::ParticleSolution;
 use impact_protocol::{
     EnergySummary, InvalidParams, Pointer, ProbeField, ProbeParams, ProbeResult, ProbedNode,
     SolveSummary,
 };
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// The nodal fields at one instant.
 #[derive(Clone, Debug)]
@@ -45,30 +46,103 @@ pub struct StepSpan {
     pub last_frame: usize,
 }
 
-/// Every increment's contact forces, and the energy terms at every output.
+/// Stored history entries per contact before the store thins itself: 16 384 entries of a
+/// time and a force, 256 KiB a contact, whatever the number of increments.
+pub const HISTORY_ENTRIES: usize = 1 << 14;
+
+/// The contact forces against time, bounded, and the energy terms at every output.
+///
+/// Every increment's forces are kept until `capacity` entries are stored; then neighbouring
+/// entries merge by pairs, each contact keeping the larger force with its own time (the
+/// earlier on a tie), and from then on each entry stands for twice as many increments.
+/// So the store never holds more than `capacity` entries, every entry is the peak of a
+/// window of increments with the time it happened, and the largest force of the whole
+/// solve is kept exactly. (The summary's peak force and first and last contact come from
+/// the contact itself, every increment, not from here.)
 #[derive(Clone, Debug, Default)]
 pub struct History {
     pub contact_count: usize,
+    /// `contact_count` values per entry: each contact's time of the force below.
     pub times: Vec<f64>,
-    /// `contact_count` values per entry of `times`.
+    /// `contact_count` values per entry: each contact's largest total normal force over
+    /// the increments the entry stands for.
     pub contact_forces: Vec<f64>,
     pub energy_times: Vec<f64>,
     pub energies: Vec<EnergySummary>,
+    /// Entries at which the store thins itself (even).
+    pub(crate) capacity: usize,
+    /// Increments each entry stands for: 1, doubled at each thinning.
+    pub(crate) stride: u64,
+    /// Increments gathered in the last entry so far.
+    pub(crate) open: u64,
 }
 
 impl History {
     pub fn new(contact_count: usize) -> Self {
+        Self::with_capacity(contact_count, HISTORY_ENTRIES)
+    }
+
+    pub(crate) fn with_capacity(contact_count: usize, capacity: usize) -> Self {
         History {
             contact_count,
+            capacity: capacity.max(2) & !1,
+            stride: 1,
             ..History::default()
         }
     }
 
+    /// Stored entries (each holds one time and one force per contact).
+    pub fn entries(&self) -> usize {
+        self.contact_forces
+            .len()
+            .checked_div(self.contact_count)
+            .unwrap_or(0)
+    }
+
     pub fn push(&mut self, time: f64, contact_forces: &[f64]) {
-        if self.contact_count > 0 {
-            self.times.push(time);
-            self.contact_forces.extend_from_slice(contact_forces);
+        let cc = self.contact_count;
+        if cc == 0 {
+            return;
         }
+        if self.open > 0 && self.open < self.stride {
+            let last = self.contact_forces.len() - cc;
+            for (c, &f) in contact_forces.iter().enumerate().take(cc) {
+                if f > self.contact_forces[last + c] {
+                    self.contact_forces[last + c] = f;
+                    self.times[last + c] = time;
+                }
+            }
+            self.open += 1;
+        } else {
+            self.times.extend(std::iter::repeat_n(time, cc));
+            self.contact_forces.extend_from_slice(&contact_forces[..cc]);
+            self.open = 1;
+        }
+        if self.open == self.stride && self.capacity > 0 && self.entries() >= self.capacity {
+            self.thin();
+        }
+    }
+
+    /// Merge entries by pairs, per contact the larger force and its time (the earlier on
+    /// a tie, as the peak of a window is its first largest value).
+    fn thin(&mut self) {
+        let cc = self.contact_count;
+        let pairs = self.entries() / 2;
+        for k in 0..pairs {
+            for c in 0..cc {
+                let (a, b) = (2 * k * cc + c, (2 * k + 1) * cc + c);
+                let keep = if self.contact_forces[b] > self.contact_forces[a] {
+                    b
+                } else {
+                    a
+                };
+                self.contact_forces[k * cc + c] = self.contact_forces[keep];
+                self.times[k * cc + c] = self.times[keep];
+            }
+        }
+        self.contact_forces.truncate(pairs * cc);
+        self.times.truncate(pairs * cc);
+        self.stride *= 2;
     }
 
     pub fn push_energy(&mut self, time: f64, energy: &EnergySummary) {
@@ -88,6 +162,9 @@ pub struct Solution {
     history: History,
     /// A particle solve's result; the summary and the probe answer from it.
     particles: Option<Box<ParticleSolution>>,
+    /// The reference nodes binned for the probe's nearest-node search, built by the first
+    /// probe by point and kept with the result.
+    grid: OnceLock<NodeGrid>,
 }
 
 impl Solution {
@@ -99,6 +176,7 @@ impl Solution {
             spans: Vec::new(),
             history: History::default(),
             particles: Some(Box::new(p)),
+            grid: OnceLock::new(),
         }
     }
 
@@ -120,6 +198,7 @@ impl Solution {
             spans,
             history,
             particles: None,
+            grid: OnceLock::new(),
         }
     }
 
@@ -150,6 +229,7 @@ impl Solution {
             }],
             history: History::default(),
             particles: None,
+            grid: OnceLock::new(),
         }
     }
 
@@ -206,7 +286,7 @@ impl Solution {
             )));
         }
         let h = &self.history;
-        let count = h.times.len();
+        let count = h.entries();
         let run = count.div_ceil(max_points).max(1);
         let contacts = wanted
             .into_iter()
@@ -216,11 +296,11 @@ impl Solution {
                 let mut force = Vec::with_capacity(count / run + 1);
                 for start in (0..count).step_by(run) {
                     let end = (start + run).min(count);
-                    let (mut t, mut f) = (h.times[start], f64::NEG_INFINITY);
+                    let (mut t, mut f) = (h.times[start * h.contact_count + c], f64::NEG_INFINITY);
                     for i in start..end {
                         let v = h.contact_forces[i * h.contact_count + c];
                         if v > f {
-                            (t, f) = (h.times[i], v);
+                            (t, f) = (h.times[i * h.contact_count + c], v);
                         }
                     }
                     time.push(t);
@@ -258,7 +338,8 @@ impl Solution {
         let frames: usize = self.frames.iter().map(Frame::bytes).sum();
         let history = 8 * (self.history.times.len() + self.history.contact_forces.len())
             + self.history.energies.len() * std::mem::size_of::<EnergySummary>();
-        let asm = self.assembly.reference.len() * 64 + self.assembly.connectivity.len() * 40;
+        // 64 a node for its coordinates and tables, 8 more for the probe's grid (built later).
+        let asm = self.assembly.reference.len() * 72 + self.assembly.connectivity.len() * 40;
         let particles = self.particles.as_ref().map_or(0, |p| p.approximate_bytes());
         std::mem::size_of::<Self>() + frames + history + asm + particles
     }
@@ -376,14 +457,11 @@ impl Solution {
 
     /// The node nearest a point in the reference configuration (the lowest id on ties).
     fn nearest_node(&self, p: [f64; 3]) -> (u32, f64) {
-        let mut best = (0u32, f64::INFINITY);
-        for (i, r) in self.assembly.reference.iter().enumerate() {
-            let d = (r[0] - p[0]).powi(2) + (r[1] - p[1]).powi(2) + (r[2] - p[2]).powi(2);
-            if d < best.1 {
-                best = (i as u32, d);
-            }
-        }
-        (best.0, best.1.sqrt())
+        let nodes = &self.assembly.reference;
+        self.grid
+            .get_or_init(|| NodeGrid::new(nodes))
+            .nearest(nodes, p)
+            .unwrap_or((0, f64::INFINITY))
     }
 }
 
@@ -421,4 +499,70 @@ pub fn bracket(
     } else {
         (time, lo, hi, w)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two contacts' forces at increment i (time i / 10): a pulse each, at different
+    /// increments, of heights known in advance, on a ramp that never reaches them.
+    fn forces(i: u64) -> [f64; 2] {
+        let ramp = (i % 1000) as f64 * 1e-3;
+        [
+            if i == 123_457 { 50.0 } else { ramp },
+            if (400_000..400_003).contains(&i) {
+                7.0
+            } else {
+                0.5 * ramp
+            },
+        ]
+    }
+
+    #[test]
+    fn a_long_history_stays_bounded_and_keeps_each_peak_exactly() {
+        let capacity = 64;
+        let mut h = History::with_capacity(2, capacity);
+        let total = 1_000_000u64;
+        for i in 0..total {
+            h.push(i as f64 / 10.0, &forces(i));
+            assert!(h.entries() <= capacity);
+        }
+        // After thinning the store holds at least half its capacity.
+        assert!(h.entries() >= capacity / 2, "{}", h.entries());
+        let peak = |c: usize| {
+            (0..h.entries())
+                .map(|e| (h.contact_forces[e * 2 + c], h.times[e * 2 + c]))
+                .fold(
+                    (f64::NEG_INFINITY, 0.0),
+                    |a, b| if b.0 > a.0 { b } else { a },
+                )
+        };
+        // Each contact's peak with its own time; the second's is its first increment.
+        assert_eq!(peak(0), (50.0, 12_345.7));
+        assert_eq!(peak(1), (7.0, 40_000.0));
+        // Every entry is the peak of its window: times ascend within a contact, and every
+        // stored force is one that happened at the stored time.
+        for c in 0..2 {
+            for e in 0..h.entries() {
+                let t = h.times[e * 2 + c];
+                let i = (t * 10.0).round() as u64;
+                assert_eq!(h.contact_forces[e * 2 + c], forces(i)[c]);
+                if e > 0 {
+                    assert!(t > h.times[(e - 1) * 2 + c]);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_short_history_keeps_every_increment() {
+        let mut h = History::new(1);
+        for i in 0..1000 {
+            h.push(f64::from(i), &[f64::from(i % 7)]);
+        }
+        assert_eq!(h.entries(), 1000);
+        assert_eq!(h.times[999], 999.0);
+        assert_eq!(h.contact_forces[999], f64::from(999 % 7));
+    }
 }
