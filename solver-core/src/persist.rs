@@ -141,7 +141,10 @@ pub fn decode(bytes: &[u8]) -> Result<(Solution, Model), PersistError> {
             };
             // One time and one force per contact and entry.
             if history.times.len() != history.contact_forces.len()
-                || history.contact_forces.len() % history.contact_count.max(1) != 0
+                || !history
+                    .contact_forces
+                    .len()
+                    .is_multiple_of(history.contact_count.max(1))
             {
                 return Err(PersistError::Malformed(
                     "the contact history's times and forces do not pair up".into(),
