@@ -73,7 +73,7 @@ class Grid:
 
 
 def lines_of(ids, per_line=8):
-    """A CalculiX list: at most 16 numbers a line for ids, 8 for *TIME POINTS; 8 serves both."""
+    """A CalculiX list of numbers, 8 a line (CalculiX reads at most 16 ids a line)."""
     ids = list(ids)
     return "\n".join(
         ", ".join(str(i) for i in ids[s : s + per_line]) for s in range(0, len(ids), per_line)
