@@ -9,6 +9,7 @@ pub mod errors;
 pub mod jobs;
 pub mod limits;
 pub mod metrics;
+pub mod pages;
 pub mod observe;
 pub mod results;
 pub mod routes;

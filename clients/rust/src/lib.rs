@@ -6,6 +6,7 @@ pub mod client;
 pub mod error;
 pub mod local;
 pub mod oracle;
+pub mod plot;
 pub mod progress;
 pub mod spawn;
 

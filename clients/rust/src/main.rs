@@ -70,6 +70,29 @@ enum Command {
         #[arg(long)]
         time: Option<f64>,
     },
+    /// Plot a finished job's contact force, energy terms or nodal velocities against
+    /// time, as SVG or PNG (by the --out file's extension).
+    Plot {
+        #[arg(long, value_name = "URL")]
+        server: String,
+        #[arg(value_name = "JOB")]
+        job: String,
+        /// contact-force, energy or velocity.
+        #[arg(long, value_name = "PLOT")]
+        what: impact_plot::Plot,
+        /// For velocity: a point X,Y,Z (reference configuration); the nearest node is drawn.
+        #[arg(long = "at", value_name = "X,Y,Z", value_parser = parse_point, allow_hyphen_values = true)]
+        at: Vec<[f64; 3]>,
+        /// For velocity: a global node id. Without --at or --node: the first and last node.
+        #[arg(long = "node", value_name = "ID")]
+        nodes: Vec<u32>,
+        /// The image to write: .svg or .png.
+        #[arg(long, value_name = "FILE")]
+        out: PathBuf,
+        /// Width and height in pixels.
+        #[arg(long, value_name = "W,H", value_parser = parse_size)]
+        size: Option<(u32, u32)>,
+    },
     /// Generate a mesh from a spec ({"kind": "block", ...}) and print it.
     Mesh {
         #[arg(value_name = "SPEC.json")]
@@ -144,6 +167,29 @@ fn run(cli: Cli) -> Result<ExitCode> {
             print(&block_on(async {
                 Client::connect(&server).await?.probe(&params).await
             })?)
+        }
+        Command::Plot {
+            server,
+            job,
+            what,
+            at,
+            nodes,
+            out,
+            size,
+        } => {
+            let format = out
+                .extension()
+                .and_then(|e| e.to_str())
+                .and_then(impact_plot::Format::from_extension)
+                .filter(|f| *f != impact_plot::Format::Json)
+                .with_context(|| {
+                    format!("{}: the --out file must end in .svg or .png", out.display())
+                })?;
+            let chart = impact_client::plot::fetch_chart_from(&server, &job, what, &at, &nodes)?;
+            let bytes =
+                impact_plot::render(&chart, format, size.unwrap_or(impact_plot::DEFAULT_SIZE))?;
+            std::fs::write(&out, bytes).with_context(|| format!("writing {}", out.display()))?;
+            Ok(ExitCode::SUCCESS)
         }
         Command::Mesh { spec, target } => {
             let spec: GenerateSpec = read_params(&spec)?;
@@ -229,6 +275,18 @@ fn read_params<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T> {
 
 fn read(path: &Path) -> Result<String> {
     std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))
+}
+
+fn parse_size(s: &str) -> Result<(u32, u32), String> {
+    let (w, h) = s
+        .split_once(',')
+        .ok_or_else(|| format!("'{s}' is not W,H (two pixel counts)"))?;
+    let px = |t: &str| {
+        t.trim()
+            .parse::<u32>()
+            .map_err(|_| format!("'{t}' in '{s}' is not a pixel count"))
+    };
+    Ok((px(w)?, px(h)?))
 }
 
 fn parse_point(s: &str) -> Result<[f64; 3], String> {
