@@ -42,6 +42,9 @@ pub struct ErrorData {
     /// Simulated time, for a failed solve.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time: Option<f64>,
+    /// The 1-based line of an imported file (mesh.import) where the problem shows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u64>,
     /// A sentence saying what is wrong.
     pub reason: String,
 }
