@@ -49,6 +49,23 @@ impl Assembly {
 }
 
 /// Build the assembly of a validated model. Errors point into the model (`/parts/0/...`).
+/// Why an element with corners `x` cannot be solved (inverted, degenerate or too
+/// distorted, by the signs of its Jacobian at the centre and the corners), or none. The
+/// same test as `assemble` makes, for meshes that do not come from a model (mesh.import).
+pub fn shape_fault(x: &[[f64; 3]; 8]) -> Option<String> {
+    let centre = jacobian_det_at(x, [0.0; 3]);
+    if centre.is_nan() || centre <= 0.0 {
+        return Some(format!(
+            "inverted or degenerate (det J = {centre:e} at its centre): number its nodes counter-clockwise at the bottom, then the top"
+        ));
+    }
+    NODE_SIGNS.iter().enumerate().find_map(|(k, s)| {
+        let det = jacobian_det_at(x, *s);
+        (det.is_nan() || det <= 0.0)
+            .then(|| format!("too distorted: det J = {det:e} at its corner {k}"))
+    })
+}
+
 pub fn assemble(model: &Model) -> Result<Assembly, InvalidParams> {
     let root = Pointer::root();
     let meshes: Vec<Mesh> = model

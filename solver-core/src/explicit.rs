@@ -89,7 +89,13 @@ pub fn run(model: &Model, options: &SolveOptions) -> Result<Solution, SolveError
     };
     let initial_energy = kinetic(&nodes.v);
 
-    let mut frames = vec![Frame::capture(0.0, &nodes.x, &asm.reference, &nodes.v)];
+    let mut frames = vec![Frame::capture(
+        0.0,
+        &nodes.x,
+        &asm.reference,
+        &nodes.v,
+        &el.stress,
+    )];
     let mut history = History::new(contacts.count());
     let mut spans = Vec::new();
     let mut step_reports = Vec::new();
@@ -105,7 +111,13 @@ pub fn run(model: &Model, options: &SolveOptions) -> Result<Solution, SolveError
         let mut increments = 0u64;
         while time < end {
             live.checkpoint(&step.name, time, total_increments, || {
-                Some(Frame::capture(time, &nodes.x, &asm.reference, &nodes.v))
+                Some(Frame::capture(
+                    time,
+                    &nodes.x,
+                    &asm.reference,
+                    &nodes.v,
+                    &el.stress,
+                ))
             })?;
             if total_increments >= model.controls.max_increments {
                 return Err(SolveError::Failed {
@@ -164,7 +176,13 @@ pub fn run(model: &Model, options: &SolveOptions) -> Result<Solution, SolveError
                 });
             }
             if time >= next_output || time >= end {
-                frames.push(Frame::capture(time, &nodes.x, &asm.reference, &nodes.v));
+                frames.push(Frame::capture(
+                    time,
+                    &nodes.x,
+                    &asm.reference,
+                    &nodes.v,
+                    &el.stress,
+                ));
                 while next_output <= time {
                     next_output += step.output_interval;
                 }

@@ -8,6 +8,7 @@ pub mod contact;
 pub mod control;
 pub mod error;
 pub mod explicit;
+pub mod export;
 pub mod generate;
 pub mod hex8;
 pub mod loads;

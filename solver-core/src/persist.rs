@@ -5,7 +5,8 @@
 //!
 //! Layout (all integers little-endian): magic `IMPACTR\0`, version u32, kind u8 (0 finite
 //! elements, 1 particles), the model and the summary as length-prefixed JSON, the frames
-//! (time, count, the displacement or position triples, the velocity triples), the spans
+//! (time, count, the displacement or position triples, the velocity triples; for finite
+//! elements then the element count and each element's six stress components), the spans
 //! (name, start, end, last frame), for finite elements the history (a time and a force per
 //! contact and entry, then the energies), and last a 64-bit
 //! FNV-1a checksum of everything before it, so a torn or truncated file is refused.
@@ -20,7 +21,8 @@ use impact_protocol::{EnergySummary, Model, SolveSummary};
 
 const MAGIC: &[u8; 8] = b"IMPACTR\0";
 /// Bumped whenever the layout changes; older files are refused, not misread.
-pub const VERSION: u32 = 1;
+/// Version 2: finite-element frames carry the element stresses.
+pub const VERSION: u32 = 2;
 const KIND_ELEMENTS: u8 = 0;
 const KIND_PARTICLES: u8 = 1;
 
@@ -56,6 +58,12 @@ pub fn encode(solution: &Solution, model: &Model) -> Vec<u8> {
             w.u64(solution.frames().len() as u64);
             for f in solution.frames() {
                 w.frame(f.time, &f.displacement, &f.velocity);
+                w.u64(f.stress.len() as u64);
+                for s in &f.stress {
+                    for &x in s {
+                        w.f64(x);
+                    }
+                }
             }
             w.u64(solution.spans().len() as u64);
             for s in solution.spans() {
@@ -114,10 +122,21 @@ pub fn decode(bytes: &[u8]) -> Result<(Solution, Model), PersistError> {
         KIND_ELEMENTS => {
             let frames = r.list(|r| {
                 let (time, displacement, velocity) = r.frame()?;
+                let n = r.count(48)?;
+                let stress = (0..n)
+                    .map(|_| {
+                        let mut s = [0.0; 6];
+                        for x in &mut s {
+                            *x = r.f64()?;
+                        }
+                        Ok(s)
+                    })
+                    .collect::<Result<_, PersistError>>()?;
                 Ok(Frame {
                     time,
                     displacement,
                     velocity,
+                    stress,
                 })
             })?;
             let spans = r.list(|r| {
@@ -155,9 +174,10 @@ pub fn decode(bytes: &[u8]) -> Result<(Solution, Model), PersistError> {
             if frames.iter().any(|f| {
                 f.displacement.len() != asm.reference.len()
                     || f.velocity.len() != asm.reference.len()
+                    || f.stress.len() != asm.connectivity.len()
             }) {
                 return Err(PersistError::Malformed(
-                    "a frame's node count differs from the model's".into(),
+                    "a frame's node or element count differs from the model's".into(),
                 ));
             }
             Solution::new(summary, asm, frames, spans, history)

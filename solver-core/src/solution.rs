@@ -11,16 +11,25 @@ use impact_protocol::{
 };
 use std::sync::{Arc, OnceLock};
 
-/// The nodal fields at one instant.
+/// The nodal fields and the element stresses at one instant.
 #[derive(Clone, Debug)]
 pub struct Frame {
     pub time: f64,
     pub displacement: Vec<[f64; 3]>,
     pub velocity: Vec<[f64; 3]>,
+    /// Each element's Cauchy stress at its centre (Voigt order xx, yy, zz, xy, yz, zx),
+    /// kept so an export can show it; probes read only the nodal fields.
+    pub stress: Vec<[f64; 6]>,
 }
 
 impl Frame {
-    pub fn capture(time: f64, x: &[[f64; 3]], reference: &[[f64; 3]], v: &[[f64; 3]]) -> Self {
+    pub fn capture(
+        time: f64,
+        x: &[[f64; 3]],
+        reference: &[[f64; 3]],
+        v: &[[f64; 3]],
+        stress: &[[f64; 6]],
+    ) -> Self {
         Frame {
             time,
             displacement: x
@@ -29,11 +38,13 @@ impl Frame {
                 .map(|(x, r)| [x[0] - r[0], x[1] - r[1], x[2] - r[2]])
                 .collect(),
             velocity: v.to_vec(),
+            stress: stress.to_vec(),
         }
     }
 
     fn bytes(&self) -> usize {
         (self.displacement.len() + self.velocity.len()) * std::mem::size_of::<[f64; 3]>()
+            + self.stress.len() * std::mem::size_of::<[f64; 6]>()
     }
 }
 
@@ -331,6 +342,11 @@ impl Solution {
 
     pub fn frames(&self) -> &[Frame] {
         &self.frames
+    }
+
+    /// The parts' meshes numbered one after another, as the frames are.
+    pub fn assembly(&self) -> &Assembly {
+        &self.assembly
     }
 
     /// Approximate bytes this solution holds, for a cache's weigher.

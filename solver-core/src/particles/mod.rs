@@ -63,6 +63,11 @@ impl ParticleSolution {
         self.frames.probe(&self.identity, query, ids_key)
     }
 
+    /// Each sphere's radius, group and group names, for an export.
+    pub fn identity(&self) -> &Identity {
+        &self.identity
+    }
+
     /// The stored frames and step spans, for `crate::persist`.
     pub fn stored_frames(&self) -> &Frames {
         &self.frames
