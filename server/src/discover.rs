@@ -94,6 +94,10 @@ pub fn document() -> Value {
         p::METHOD_HISTORY,
         "A finished job's contact forces and energy terms against time.",
     );
+    d.method::<p::ExportParams, p::ExportResult>(
+        p::METHOD_EXPORT,
+        "A finished job's result as VTK XML files for ParaView (.vtu or .vtp per frame, a .pvd series), served at GET /export/{job}/{name}.",
+    );
     // mesh.generate's params are a tagged GenerateSpec as a whole, not one object's
     // properties: give its schema whole, in an extension field.
     let spec = d.generator.subschema_for::<p::GenerateSpec>();
@@ -107,6 +111,10 @@ pub fn document() -> Value {
     if let Some(m) = d.methods.last_mut() {
         m["x-params-schema"] = json!(spec);
     }
+    d.method::<p::MeshImportParams, p::MeshImportResult>(
+        p::METHOD_MESH_IMPORT,
+        "A Gmsh .msh 4.1 (ASCII) or Abaqus .inp text as a hex8 mesh with its node, element and face sets.",
+    );
     d.method::<p::JobParams, p::JobStatus>(p::METHOD_JOB_STATUS, "A job's state and progress.");
     d.method::<p::WaitParams, p::JobStatus>(
         p::METHOD_JOB_WAIT,

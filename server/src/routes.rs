@@ -20,6 +20,8 @@ pub struct RouteState {
     pub metrics: Arc<Metrics>,
     /// Renders `/metrics` (it reads the job table, the queue and the cache).
     pub render_metrics: Box<dyn Fn() -> String + Send + Sync>,
+    /// Serves `GET /export/{job}/{name}` (crate::export).
+    pub exports: Arc<crate::export::ExportRoutes>,
     /// Serves `GET /jobs`, `/jobs/{id}` and the plots (crate::pages).
     pub pages: Arc<crate::pages::Pages>,
 }
@@ -159,6 +161,16 @@ where
     fn call(&mut self, req: HttpRequest<B>) -> Self::Future {
         match self.route(req.method(), req.uri().path(), req.headers()) {
             Some(response) => Box::pin(async move { Ok(response) }),
+            // The token check in `route` has passed: an export's file (crate::export).
+            None if req.method() == Method::GET && req.uri().path().starts_with("/export/") => {
+                match self.state.exports.serve(req.uri().path()) {
+                    Some(answer) => Box::pin(async move { Ok(answer.await) }),
+                    None => {
+                        let fut = self.inner.call(req);
+                        Box::pin(async move { fut.await.map_err(Into::into) })
+                    }
+                }
+            }
             // The token check in `route` has passed: a job page or a plot (crate::pages).
             None if req.method() == Method::GET && req.uri().path().starts_with("/jobs") => {
                 match self.state.pages.serve(req.uri().path(), req.uri().query()) {

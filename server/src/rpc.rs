@@ -28,7 +28,9 @@ pub const METHODS: &[&str] = &[
     METHOD_SUBMIT,
     METHOD_PROBE,
     METHOD_HISTORY,
+    impact_protocol::METHOD_EXPORT,
     METHOD_MESH_GENERATE,
+    impact_protocol::METHOD_MESH_IMPORT,
     METHOD_JOB_STATUS,
     METHOD_JOB_WAIT,
     METHOD_JOB_CANCEL,
@@ -105,9 +107,29 @@ pub fn module(ctx: Context) -> RpcModule<Context> {
         })
         .expect("method names are distinct");
     module
+        .register_async_method(
+            impact_protocol::METHOD_EXPORT,
+            |params, ctx, _| async move {
+                crate::export::solve_export(params, ctx)
+                    .await
+                    .map_err(ErrorObjectOwned::from)
+            },
+        )
+        .expect("method names are distinct");
+    module
         .register_async_method(METHOD_MESH_GENERATE, |params, _ctx, _| async move {
             mesh_generate(params).await.map_err(ErrorObjectOwned::from)
         })
+        .expect("method names are distinct");
+    module
+        .register_async_method(
+            impact_protocol::METHOD_MESH_IMPORT,
+            |params, _ctx, _| async move {
+                crate::mesh_import::mesh_import(params)
+                    .await
+                    .map_err(ErrorObjectOwned::from)
+            },
+        )
         .expect("method names are distinct");
     module
         .register_method(METHOD_SERVER_INFO, |_params, ctx, _| {

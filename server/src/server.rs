@@ -118,6 +118,10 @@ pub async fn start(config: &Config) -> Result<RunningServer, StartError> {
         token: config.token.clone(),
         metrics: Arc::clone(&metrics),
         render_metrics,
+        exports: Arc::new(crate::export::ExportRoutes {
+            jobs: Arc::clone(&jobs),
+            results: Arc::clone(&results),
+        }),
         pages: Arc::new(crate::pages::Pages {
             jobs: Arc::clone(&jobs),
             results: Arc::clone(&results),

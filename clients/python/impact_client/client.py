@@ -93,6 +93,40 @@ class Client:
         """mesh.generate: e.g. {"kind": "block", "origin": [...], "size": [...], ...}."""
         return self.call("mesh.generate", spec)
 
+    def import_mesh(self, format, text):
+        """mesh.import: a Gmsh .msh 4.1 (`format` "gmsh") or Abaqus .inp ("abaqus") text
+        as a mesh of the model's kind."""
+        return self.call("mesh.import", {"format": format, "text": text})
+
+    # Results to take elsewhere.
+
+    def export(self, job, inline=False):
+        """solve.export: the VTK files (ParaView) of a finished job, with their urls."""
+        return self.call("solve.export", {"job": job, "inline": inline})
+
+    def get(self, path):
+        """GET a plain route of the server (an export file's url, say): the body."""
+        headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
+        req = urllib.request.Request(self.url.rstrip("/") + path, headers=headers)
+        try:
+            with urllib.request.urlopen(req, timeout=self.timeout) as r:
+                return r.read()
+        except urllib.error.HTTPError as e:
+            body = e.read().decode("utf-8", "replace")
+            raise ImpactError(None, f"HTTP {e.code} for {path}: {body}") from None
+
+    def download_export(self, job, directory):
+        """Write every file of a job's export into `directory` (made if missing); the
+        export's listing, as solve.export answers it."""
+        import pathlib
+
+        out = pathlib.Path(directory)
+        out.mkdir(parents=True, exist_ok=True)
+        listing = self.export(job)
+        for f in listing["files"]:
+            (out / f["name"]).write_bytes(self.get(f["url"]))
+        return listing
+
     # Jobs.
 
     def status(self, job):

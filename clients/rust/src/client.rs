@@ -111,6 +111,14 @@ impl Client {
         self.typed(METHOD_MESH_GENERATE, spec).await
     }
 
+    /// A finished job's result as VTK files (`inline`: with their text).
+    pub async fn export(
+        &self,
+        params: &impact_protocol::ExportParams,
+    ) -> Result<impact_protocol::ExportResult, ClientError> {
+        self.typed(impact_protocol::METHOD_EXPORT, params).await
+    }
+
     /// What the server is and what it offers.
     pub async fn server_info(&self) -> Result<ServerInfo, ClientError> {
         self.call(METHOD_SERVER_INFO, Value::Null)

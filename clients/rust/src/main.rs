@@ -70,6 +70,17 @@ enum Command {
         #[arg(long)]
         time: Option<f64>,
     },
+    /// Write a finished job's result as VTK files for ParaView (.vtu or .vtp per frame and
+    /// the .pvd series to open) into a folder, and print the listing.
+    Export {
+        #[arg(long, value_name = "URL")]
+        server: String,
+        #[arg(value_name = "JOB")]
+        job: String,
+        /// The folder to write into (made if missing).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+    },
     /// Plot a finished job's contact force, energy terms or nodal velocities against
     /// time, as SVG or PNG (by the --out file's extension).
     Plot {
@@ -168,6 +179,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 Client::connect(&server).await?.probe(&params).await
             })?)
         }
+        Command::Export { server, job, out } => print(&export_into(&server, &job, &out)?),
         Command::Plot {
             server,
             job,
@@ -221,6 +233,38 @@ fn run(cli: Cli) -> Result<ExitCode> {
             })
         }
     }
+}
+
+/// Files fetched per call: a few frames at a time keep each answer far below the server's
+/// response cap while a small result takes one or two calls.
+const EXPORT_FILES_PER_CALL: usize = 8;
+
+/// Fetch every file of a job's export into `out`, a few per call (inline), over whichever
+/// transport the URL names; the listing without the texts.
+fn export_into(server: &str, job: &str, out: &Path) -> Result<impact_protocol::ExportResult> {
+    let mut params = impact_protocol::ExportParams {
+        job: job.to_owned(),
+        inline: false,
+        only: None,
+    };
+    let (listing, files) = block_on(async {
+        let client = Client::connect(server).await?;
+        let listing = client.export(&params).await?;
+        params.inline = true;
+        let mut files = Vec::with_capacity(listing.files.len());
+        for chunk in listing.files.chunks(EXPORT_FILES_PER_CALL) {
+            params.only = Some(chunk.iter().map(|f| f.name.clone()).collect());
+            files.extend(client.export(&params).await?.files);
+        }
+        Ok((listing, files))
+    })?;
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    for f in files {
+        let path = out.join(&f.name);
+        std::fs::write(&path, f.content.unwrap_or_default())
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(listing)
 }
 
 /// Where a command runs; a private server lives as long as this value.
