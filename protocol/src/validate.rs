@@ -2,7 +2,7 @@
 //! offending value, and the model's own rules (positive densities, known names, indices in
 //! range). Geometry (inverted elements) is the core's to check; it knows the shape functions.
 
-use crate::mesh::GenerateSpec;
+use crate::mesh::{BlockSpec, GenerateSpec, SphereSpec};
 use crate::model::{Contact, ContactKind, Friction, MeshSource, Model, Part};
 use crate::pointer::Pointer;
 use serde::de::DeserializeOwned;
@@ -29,20 +29,47 @@ impl InvalidParams {
 pub fn parse_params<T: DeserializeOwned>(params: &str) -> Result<T, InvalidParams> {
     let de = &mut serde_json::Deserializer::from_str(params);
     serde_path_to_error::deserialize(de).map_err(|e| {
-        let mut pointer = Pointer::root();
-        for seg in e.path().iter() {
-            use serde_path_to_error::Segment;
-            pointer = match seg {
-                Segment::Seq { index } => pointer.at(index),
-                Segment::Map { key } => pointer.at(key),
-                Segment::Enum { variant } => pointer.at(variant),
-                Segment::Unknown => pointer,
-            };
-        }
-        InvalidParams {
+        let pointer = extend(Pointer::root(), e.path());
+        within_generate_spec(params, &pointer).unwrap_or_else(|| InvalidParams {
             pointer: pointer.to_string(),
             reason: e.inner().to_string(),
-        }
+        })
+    })
+}
+
+fn extend(mut pointer: Pointer, path: &serde_path_to_error::Path) -> Pointer {
+    for seg in path.iter() {
+        use serde_path_to_error::Segment;
+        pointer = match seg {
+            Segment::Seq { index } => pointer.at(index),
+            Segment::Map { key } => pointer.at(key),
+            Segment::Enum { variant } => pointer.at(variant),
+            Segment::Unknown => pointer,
+        };
+    }
+    pointer
+}
+
+/// serde buffers an internally tagged enum's fields before it picks the variant, so an
+/// error inside a `generate` spec (a `mesh.generate` request, or a part's
+/// `mesh.generate`) stops its path at the spec. Parse that spec again as the variant its
+/// `kind` names to reach the offending field.
+fn within_generate_spec(params: &str, at: &Pointer) -> Option<InvalidParams> {
+    if !(at.as_str().is_empty() || at.as_str().ends_with("/generate")) {
+        return None;
+    }
+    let value: serde_json::Value = serde_json::from_str(params).ok()?;
+    let mut fields = value.pointer(at.as_str())?.as_object()?.clone();
+    let kind = fields.remove("kind")?;
+    let fields = serde_json::Value::Object(fields);
+    let e = match kind.as_str()? {
+        "block" => serde_path_to_error::deserialize::<_, BlockSpec>(fields).err()?,
+        "sphere" => serde_path_to_error::deserialize::<_, SphereSpec>(fields).err()?,
+        _ => return None,
+    };
+    Some(InvalidParams {
+        pointer: extend(at.clone(), e.path()).to_string(),
+        reason: e.inner().to_string(),
     })
 }
 

@@ -51,6 +51,40 @@ async fn a_wrong_type_names_its_pointer() {
     still_serving(&server, &job, &probe).await;
 }
 
+/// serde loses the path inside `generate`'s tagged spec; the server finds it again.
+#[tokio::test]
+async fn a_wrong_type_inside_a_generate_spec_names_the_field() {
+    let (server, job, probe) = server_with_bars().await;
+    let http = server.http();
+    let block = json!({"kind": "block", "size": [1, 1, 1], "nx": "two", "ny": 1, "nz": 1});
+    let e = call_err(&http, "mesh.generate", block.clone()).await;
+    assert_eq!(e.code(), -32602);
+    assert_eq!(data(&e)["pointer"], "/nx", "{:?}", data(&e));
+
+    let sphere = json!({"kind": "sphere", "centre": [0, 0, 0], "radius": 1, "smallest_size": 0.1, "growth": [1.2]});
+    let e = call_err(&http, "mesh.generate", sphere).await;
+    assert_eq!(e.code(), -32602);
+    assert_eq!(data(&e)["pointer"], "/growth", "{:?}", data(&e));
+
+    let no_size = json!({"kind": "block", "nx": 1, "ny": 1, "nz": 1});
+    let e = call_err(&http, "mesh.generate", no_size).await;
+    assert_eq!(e.code(), -32602);
+    assert_eq!(data(&e)["pointer"], "", "{:?}", data(&e));
+    assert!(data(&e)["reason"].as_str().unwrap_or("").contains("size"));
+
+    let mut params = bars_params();
+    params["model"]["parts"][1]["mesh"] = json!({"generate": block});
+    let e = call_err(&http, "solve", params).await;
+    assert_eq!(e.code(), -32602);
+    assert_eq!(
+        data(&e)["pointer"],
+        "/model/parts/1/mesh/generate/nx",
+        "{:?}",
+        data(&e)
+    );
+    still_serving(&server, &job, &probe).await;
+}
+
 #[tokio::test]
 async fn a_missing_field_names_the_object_that_lacks_it() {
     let (server, job, probe) = server_with_bars().await;
