@@ -295,8 +295,15 @@ fn block_on<T>(
 }
 
 fn print<T: Serialize>(answer: &T) -> Result<ExitCode> {
-    println!("{}", serde_json::to_string_pretty(answer)?);
-    Ok(ExitCode::SUCCESS)
+    use std::io::Write;
+    let text = serde_json::to_string_pretty(answer)?;
+    match writeln!(std::io::stdout().lock(), "{text}") {
+        Ok(()) => Ok(ExitCode::SUCCESS),
+        // A reader that stopped early (`impact mesh ... | head`) has what it wanted;
+        // println! would panic here.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
+        Err(e) => Err(e).context("writing the answer to stdout"),
+    }
 }
 
 /// A model file holds the solve params or the bare model; either way a bad value is
