@@ -95,6 +95,7 @@ pub fn run(model: &Model, options: &SolveOptions) -> Result<Solution, SolveError
         &asm.reference,
         &nodes.v,
         &el.stress,
+        &contacts,
     )];
     let mut history = History::new(contacts.count());
     let mut spans = Vec::new();
@@ -117,6 +118,7 @@ pub fn run(model: &Model, options: &SolveOptions) -> Result<Solution, SolveError
                     &asm.reference,
                     &nodes.v,
                     &el.stress,
+                    &contacts,
                 ))
             })?;
             if total_increments >= model.controls.max_increments {
@@ -182,6 +184,7 @@ pub fn run(model: &Model, options: &SolveOptions) -> Result<Solution, SolveError
                     &asm.reference,
                     &nodes.v,
                     &el.stress,
+                    &contacts,
                 ));
                 while next_output <= time {
                     next_output += step.output_interval;

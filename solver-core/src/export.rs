@@ -53,10 +53,15 @@ pub fn contents(solution: &Solution) -> Contents {
         },
         None => Contents {
             kind: "unstructured_grid",
-            point_data: vec!["displacement", "velocity"],
+            point_data: vec![
+                "displacement",
+                "velocity",
+                "contact_force",
+                "contact_pressure",
+            ],
             cell_data: vec!["stress", "part_id"],
             not_exported: vec![
-                "contact pressure or force per node: the core keeps each contact's total force per increment (solve.history), not nodal contact forces per frame",
+                "rigid walls' contact forces per node: a wall acts by impulses on the nodes it stops; its total force per increment is in solve.history",
             ],
             parts: solution
                 .assembly()
@@ -250,13 +255,13 @@ fn unstructured_grid(solution: &Solution, index: usize) -> Option<String> {
         .enumerate()
         .map(|(i, p)| format!("{i} = {}", comment_safe(&p.name)))
         .collect();
-    let mut s = String::with_capacity(120 * n + 200 * m + 2048);
+    let mut s = String::with_capacity(200 * n + 200 * m + 2048);
     header(
         &mut s,
         "UnstructuredGrid",
         frame.time,
         &format!(
-            "Impact: points at their positions at t = {}; part_id: {}; stress: Cauchy, xx yy zz xy yz xz",
+            "Impact: points at their positions at t = {}; part_id: {}; stress: Cauchy, xx yy zz xy yz xz; contact_force: the contacts' force on each node in this increment; contact_pressure: its normal part's magnitude over the node's tributary contact area",
             number(frame.time),
             parts.join(", ")
         ),
@@ -271,6 +276,12 @@ fn unstructured_grid(solution: &Solution, index: usize) -> Option<String> {
     close_array(&mut s);
     open_array(&mut s, "Float64", "velocity", 3);
     rows(&mut s, frame.velocity.iter().copied());
+    close_array(&mut s);
+    open_array(&mut s, "Float64", "contact_force", 3);
+    rows(&mut s, frame.contact_force.iter().copied());
+    close_array(&mut s);
+    open_array(&mut s, "Float64", "contact_pressure", 1);
+    rows(&mut s, frame.contact_pressure.iter().map(|&p| [p]));
     close_array(&mut s);
     s.push_str("      </PointData>\n");
     // Six components in ParaView's symmetric tensor order (XX, YY, ZZ, XY, YZ, XZ), which

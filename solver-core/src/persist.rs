@@ -6,7 +6,8 @@
 //! Layout (all integers little-endian): magic `IMPACTR\0`, version u32, kind u8 (0 finite
 //! elements, 1 particles), the model and the summary as length-prefixed JSON, the frames
 //! (time, count, the displacement or position triples, the velocity triples; for finite
-//! elements then the element count and each element's six stress components), the spans
+//! elements then the element count and each element's six stress components, and the node
+//! count with each node's contact force triple and contact pressure), the spans
 //! (name, start, end, last frame), for finite elements the history (a time and a force per
 //! contact and entry, then the energies), and last a 64-bit
 //! FNV-1a checksum of everything before it, so a torn or truncated file is refused.
@@ -22,7 +23,8 @@ use impact_protocol::{EnergySummary, Model, SolveSummary};
 const MAGIC: &[u8; 8] = b"IMPACTR\0";
 /// Bumped whenever the layout changes; older files are refused, not misread.
 /// Version 2: finite-element frames carry the element stresses.
-pub const VERSION: u32 = 2;
+/// Version 3: and each node's contact force and contact pressure.
+pub const VERSION: u32 = 3;
 const KIND_ELEMENTS: u8 = 0;
 const KIND_PARTICLES: u8 = 1;
 
@@ -63,6 +65,11 @@ pub fn encode(solution: &Solution, model: &Model) -> Vec<u8> {
                     for &x in s {
                         w.f64(x);
                     }
+                }
+                w.u64(f.contact_force.len() as u64);
+                w.triples(&f.contact_force);
+                for &p in &f.contact_pressure {
+                    w.f64(p);
                 }
             }
             w.u64(solution.spans().len() as u64);
@@ -132,11 +139,16 @@ pub fn decode(bytes: &[u8]) -> Result<(Solution, Model), PersistError> {
                         Ok(s)
                     })
                     .collect::<Result<_, PersistError>>()?;
+                let n = r.count(32)?;
+                let contact_force = r.triples(n)?;
+                let contact_pressure = (0..n).map(|_| r.f64()).collect::<Result<_, _>>()?;
                 Ok(Frame {
                     time,
                     displacement,
                     velocity,
                     stress,
+                    contact_force,
+                    contact_pressure,
                 })
             })?;
             let spans = r.list(|r| {
@@ -175,6 +187,7 @@ pub fn decode(bytes: &[u8]) -> Result<(Solution, Model), PersistError> {
                 f.displacement.len() != asm.reference.len()
                     || f.velocity.len() != asm.reference.len()
                     || f.stress.len() != asm.connectivity.len()
+                    || f.contact_force.len() != asm.reference.len()
             }) {
                 return Err(PersistError::Malformed(
                     "a frame's node or element count differs from the model's".into(),

@@ -2,6 +2,7 @@
 //! reads them. Nothing here re-solves: a probe interpolates between stored frames.
 
 use crate::assembly::Assembly;
+use crate::contact::Contacts;
 use crate::error::ProbeError;
 use crate::nearest::NodeGrid;
 use crate::particles::ParticleSolution;
@@ -20,6 +21,14 @@ pub struct Frame {
     /// Each element's Cauchy stress at its centre (Voigt order xx, yy, zz, xy, yz, zx),
     /// kept so an export can show it; probes read only the nodal fields.
     pub stress: Vec<[f64; 6]>,
+    /// Each node's contact force in the frame's increment: the sum over the contacts of
+    /// the penalty normal, friction and damping forces they applied to it (rigid walls
+    /// not included); zeros at t = 0 and off the contact surfaces.
+    pub contact_force: Vec<[f64; 3]>,
+    /// Each node's contact pressure: the magnitude of the normal part of its contact
+    /// force (springs and damping) over its tributary contact area (a quarter of each of
+    /// its contact faces' reference areas); 0 off the contact surfaces.
+    pub contact_pressure: Vec<f64>,
 }
 
 impl Frame {
@@ -29,6 +38,7 @@ impl Frame {
         reference: &[[f64; 3]],
         v: &[[f64; 3]],
         stress: &[[f64; 6]],
+        contacts: &Contacts,
     ) -> Self {
         Frame {
             time,
@@ -39,12 +49,16 @@ impl Frame {
                 .collect(),
             velocity: v.to_vec(),
             stress: stress.to_vec(),
+            contact_force: contacts.nodal_forces(reference.len()),
+            contact_pressure: contacts.nodal_pressures(reference.len()),
         }
     }
 
     fn bytes(&self) -> usize {
-        (self.displacement.len() + self.velocity.len()) * std::mem::size_of::<[f64; 3]>()
+        (self.displacement.len() + self.velocity.len() + self.contact_force.len())
+            * std::mem::size_of::<[f64; 3]>()
             + self.stress.len() * std::mem::size_of::<[f64; 6]>()
+            + self.contact_pressure.len() * std::mem::size_of::<f64>()
     }
 }
 

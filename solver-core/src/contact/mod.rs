@@ -110,6 +110,14 @@ pub struct Contacts {
     time_step_scale: f64,
     /// The total normal force of each contact, then each wall, in the last increment.
     last_forces: Vec<f64>,
+    /// Per global node: the force all contacts applied to it in the last increment
+    /// (normal, friction and damping), and its normal part (springs and damping). Empty
+    /// without contacts; allocated once, only the contacts' nodes are touched.
+    nodal_force: Vec<[f64; 3]>,
+    nodal_normal: Vec<[f64; 3]>,
+    /// Per global node: its tributary contact area, a quarter of each distinct face of
+    /// every contact surface it belongs to (reference configuration).
+    nodal_area: Vec<f64>,
 }
 
 impl Contacts {
@@ -138,8 +146,13 @@ impl Contacts {
             })
             .collect();
         let walls = Walls::new(model, asm);
+        let nodal_area = tributary_areas(asm, &interfaces);
+        let nn = nodal_area.len();
         Contacts {
             last_forces: vec![0.0; interfaces.len() + walls.len()],
+            nodal_force: vec![[0.0; 3]; nn],
+            nodal_normal: vec![[0.0; 3]; nn],
+            nodal_area,
             interfaces,
             walls,
             time_step_scale,
@@ -192,9 +205,49 @@ impl Contacts {
         time: f64,
         forces: &mut [[f64; 3]],
     ) {
-        for (i, it) in self.interfaces.iter_mut().enumerate() {
-            self.last_forces[i] = it.apply(x, v, dt, time, self.time_step_scale, forces);
+        // Clear every contact's nodes first: a node may belong to several contacts.
+        for it in &self.interfaces {
+            for &n in &it.pair.nodes {
+                self.nodal_force[n as usize] = [0.0; 3];
+                self.nodal_normal[n as usize] = [0.0; 3];
+            }
         }
+        for (i, it) in self.interfaces.iter_mut().enumerate() {
+            self.last_forces[i] = it.apply(
+                x,
+                v,
+                dt,
+                time,
+                self.time_step_scale,
+                forces,
+                (&mut self.nodal_force, &mut self.nodal_normal),
+            );
+        }
+    }
+
+    /// Each node's contact force in the last increment (the sum over the contacts of the
+    /// normal, friction and damping forces they applied to it; rigid walls, which act by
+    /// impulses, not included); `n` zeros for a model without contacts.
+    pub fn nodal_forces(&self, n: usize) -> Vec<[f64; 3]> {
+        if self.nodal_force.is_empty() {
+            vec![[0.0; 3]; n]
+        } else {
+            self.nodal_force.clone()
+        }
+    }
+
+    /// Each node's contact pressure in the last increment: the magnitude of the normal
+    /// part of its contact force (springs and damping, summed over the contacts) over its
+    /// tributary contact area; 0 off the contact surfaces. `n` zeros without contacts.
+    pub fn nodal_pressures(&self, n: usize) -> Vec<f64> {
+        if self.nodal_area.is_empty() {
+            return vec![0.0; n];
+        }
+        self.nodal_normal
+            .iter()
+            .zip(self.nodal_area.iter())
+            .map(|(f, &a)| if a > 0.0 { norm(*f) / a } else { 0.0 })
+            .collect()
     }
 
     /// What the contact springs hold now.
@@ -242,6 +295,32 @@ impl Contacts {
             .chain(self.walls.reports())
             .collect()
     }
+}
+
+/// Each global node's tributary contact area: a quarter of the reference area of every
+/// distinct face (by its nodes) of every contact surface, so a face two contacts share
+/// counts once. Empty when the model has no contacts.
+fn tributary_areas(asm: &Assembly, interfaces: &[Interface]) -> Vec<f64> {
+    if interfaces.iter().all(|it| it.pair.faces.is_empty()) {
+        return Vec::new();
+    }
+    let mut area = vec![0.0; asm.reference.len()];
+    let mut seen = std::collections::HashSet::new();
+    for it in interfaces {
+        for f in &it.pair.faces {
+            let mut key = *f;
+            key.sort_unstable();
+            if !seen.insert(key) {
+                continue;
+            }
+            let c = f.map(|n| asm.reference[n as usize]);
+            let a = 0.5 * norm(cross(sub(c[2], c[0]), sub(c[3], c[1])));
+            for &n in f {
+                area[n as usize] += 0.25 * a;
+            }
+        }
+    }
+    area
 }
 
 impl Interface {
@@ -369,7 +448,9 @@ impl Interface {
         }
     }
 
-    /// One increment of this contact; returns its total normal force.
+    /// One increment of this contact; returns its total normal force. What it adds to
+    /// `forces` it adds to `nodal.0` too, and its normal part to `nodal.1`.
+    #[allow(clippy::too_many_arguments)]
     fn apply(
         &mut self,
         x: &[[f64; 3]],
@@ -378,6 +459,7 @@ impl Interface {
         time: f64,
         time_step_scale: f64,
         forces: &mut [[f64; 3]],
+        nodal: (&mut [[f64; 3]], &mut [[f64; 3]]),
     ) -> f64 {
         if self.pair.faces.is_empty() {
             return 0.0;
@@ -512,8 +594,12 @@ impl Interface {
                 self.friction.current[i],
                 self.damping.current[i],
             );
-            for (k, f) in forces[n as usize].iter_mut().enumerate() {
-                *f += fn_[k] + ff[k] + fd[k];
+            let n = n as usize;
+            for k in 0..3 {
+                let all = fn_[k] + ff[k] + fd[k];
+                forces[n][k] += all;
+                nodal.0[n][k] += all;
+                nodal.1[n][k] += fn_[k] + fd[k];
             }
         }
 
