@@ -25,6 +25,10 @@ def nearest(points, where):
     return int(np.argmin(d)), float(d.min())
 
 
+def pressure(mesh):
+    return mesh.point_data["contact_pressure"][:, 0]
+
+
 def pvd_times(path):
     root = ET.parse(path).getroot()
     assert root.get("type") == "Collection"
@@ -54,6 +58,9 @@ def test_bars_export_reads_in_meshio_with_the_theory(client, bars, tmp_path):
         assert [(c.type, len(c.data)) for c in m.cells] == [("hexahedron", n_cells)]
         assert m.point_data["velocity"].shape == (n_nodes, 3)
         assert m.point_data["displacement"].shape == (n_nodes, 3)
+        assert m.point_data["contact_force"].shape == (n_nodes, 3)
+        # One component: meshio gives it as a column.
+        assert m.point_data["contact_pressure"].shape == (n_nodes, 1)
         assert m.cell_data["stress"][0].shape == (n_cells, 6)
         # The part ids follow the model's part order.
         part = m.cell_data["part_id"][0]
@@ -100,6 +107,35 @@ def test_bars_export_reads_in_meshio_with_the_theory(client, bars, tmp_path):
     assert abs(sxx[inside].mean() - plateau) / abs(plateau) < 0.04, sxx[inside].mean()
     assert np.abs(sxx[ahead]).max() < 0.04 * abs(plateau)
 
+    # The interface is pressed at rho c v0 / 2 while the bars touch (2L/c): every node of
+    # the contact face (the plane x = L, both bars) shows it, away from the contact's
+    # start and end. Tolerance as case.json's force (the ringing behind the discrete
+    # fronts). Off the interface, and at t = 0, nothing is pressed.
+    on_face = reference[:, 0] == L
+    n_striker = (blocks[0]["nx"] + 1) * (blocks[0]["ny"] + 1) * (blocks[0]["nz"] + 1)
+    assert on_face.sum() == 8
+    assert not pressure(first).any()
+    assert not first.point_data["contact_force"].any()
+    plateau_frames = [f for f in frames if 0.1 * L / C < f["time"] < 1.9 * L / C]
+    assert len(plateau_frames) > 25
+    for f in plateau_frames:
+        m = meshes[f["name"]]
+        p = pressure(m)
+        assert np.all(np.abs(p[on_face] - RHO * C * V0 / 2) < 0.04 * RHO * C * V0 / 2), (
+            f["time"], p[on_face])
+        assert not p[~on_face].any() and not m.point_data["contact_force"][~on_face].any()
+        # The bars push each other apart along x, each with the plateau force (A = 1):
+        # the striker's nodes come first (parts are numbered one after another).
+        force = m.point_data["contact_force"]
+        on_striker = on_face & (np.arange(n_nodes) < n_striker)
+        on_struck = on_face & (np.arange(n_nodes) >= n_striker)
+        push = force[on_struck, 0].sum()
+        assert abs(push - RHO * C * V0 / 2) < 0.04 * RHO * C * V0 / 2, (f["time"], push)
+        assert abs(force[on_striker, 0].sum() + push) < 1e-12 * push
+        assert np.abs(force[on_face, 1:]).max() < 1e-12 * push
+    # After the bars part (the last frame) nothing presses.
+    assert not pressure(last).any()
+
 
 def test_the_pvd_lists_every_frame_at_its_output_time(client, bars, tmp_path):
     summary = client.solve(bars)
@@ -124,7 +160,9 @@ def test_inline_export_and_the_routes_errors(client, bars, tmp_path):
     inline = client.export(job, inline=True)
     one = inline["files"][3]
     assert one["content"].encode() == client.get(one["url"])
-    assert "contact" in inline["not_exported"][0]
+    # Nodal contact forces are exported; only the rigid walls' (impulses) are not.
+    assert "contact_pressure" in inline["point_data"]
+    assert len(inline["not_exported"]) == 1 and "walls" in inline["not_exported"][0]
     with pytest.raises(ImpactError, match="404"):
         client.get(f"/export/{job}/frame_99999.vtu")
     with pytest.raises(ImpactError, match="404"):
