@@ -7,31 +7,19 @@
 
 mod common;
 
-use common::{bars_params, call, Server};
+use common::{bars_params, call, raw_request, Server};
 use jsonrpsee::http_client::{HeaderMap, HeaderValue, HttpClientBuilder};
 use serde_json::Value;
 use std::net::SocketAddr;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
 
 const TOKEN: &str = "pages-s3cret-token";
 
 /// One HTTP/1.1 GET with an optional `Authorization` header: (status, head, body).
 async fn get(addr: SocketAddr, path: &str, authorization: Option<&str>) -> (u16, String, String) {
-    let mut stream = TcpStream::connect(addr).await.expect("connect");
     let auth = authorization.map_or(String::new(), |a| format!("Authorization: {a}\r\n"));
     let request = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\n{auth}Connection: close\r\n\r\n");
-    stream.write_all(request.as_bytes()).await.expect("send");
-    let mut response = Vec::new();
-    stream.read_to_end(&mut response).await.expect("receive");
-    let text = String::from_utf8(response).expect("utf-8 response");
-    let (head, body) = text.split_once("\r\n\r\n").expect("an HTTP response");
-    let status = head
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .expect("a status code");
-    (status, head.to_ascii_lowercase(), body.to_owned())
+    let (status, head, body) = raw_request(addr, &request).await;
+    (status, head.to_ascii_lowercase(), body)
 }
 
 fn header<'a>(head: &'a str, name: &str) -> Option<&'a str> {

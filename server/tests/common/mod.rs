@@ -143,12 +143,19 @@ impl Drop for Server {
 
 /// Send one raw HTTP/1.1 request and answer (status, body).
 pub async fn raw_http(addr: SocketAddr, method: &str, path: &str, body: &str) -> (u16, String) {
-    let mut stream = TcpStream::connect(addr).await.expect("connect");
     let request = format!(
         "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
          Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     );
+    let (status, _, body) = raw_request(addr, &request).await;
+    (status, body)
+}
+
+/// Send a whole HTTP/1.1 request as written and answer (status, head, body).
+#[allow(dead_code)] // not every test file that includes `common` calls it directly
+pub async fn raw_request(addr: SocketAddr, request: &str) -> (u16, String, String) {
+    let mut stream = TcpStream::connect(addr).await.expect("connect");
     stream.write_all(request.as_bytes()).await.expect("send");
     let mut response = Vec::new();
     stream.read_to_end(&mut response).await.expect("receive");
@@ -159,7 +166,7 @@ pub async fn raw_http(addr: SocketAddr, method: &str, path: &str, body: &str) ->
         .nth(1)
         .and_then(|s| s.parse().ok())
         .expect("a status code");
-    (status, body.to_owned())
+    (status, head.to_owned(), body.to_owned())
 }
 
 /// Params as a JSON object, the only shape Impact's methods take.
