@@ -313,14 +313,20 @@ fn tributary_areas(asm: &Assembly, interfaces: &[Interface]) -> Vec<f64> {
             if !seen.insert(key) {
                 continue;
             }
-            let c = f.map(|n| asm.reference[n as usize]);
-            let a = 0.5 * norm(cross(sub(c[2], c[0]), sub(c[3], c[1])));
+            let a = reference_area(&asm.reference, f);
             for &n in f {
                 area[n as usize] += 0.25 * a;
             }
         }
     }
     area
+}
+
+/// A quad face's reference area: half the cross product of its diagonals (exact for a
+/// planar quad, the mean projected area of a warped one).
+fn reference_area(reference: &[[f64; 3]], face: &[u32; 4]) -> f64 {
+    let c = face.map(|n| reference[n as usize]);
+    0.5 * norm(cross(sub(c[2], c[0]), sub(c[3], c[1])))
 }
 
 impl Interface {
@@ -339,8 +345,7 @@ impl Interface {
         }
         let mut area = vec![0.0; nn];
         for f in &pair.faces {
-            let c = f.map(|n| asm.reference[n as usize]);
-            let a = 0.5 * norm(cross(sub(c[2], c[0]), sub(c[3], c[1])));
+            let a = reference_area(&asm.reference, f);
             for &n in f {
                 area[slot[n as usize] as usize] += 0.25 * a;
             }
