@@ -196,6 +196,13 @@ fn close_array(s: &mut String) {
     s.push_str("\n        </DataArray>\n");
 }
 
+/// A Float64 array of N components a tuple, named (or unnamed for the points).
+fn float_array<const N: usize>(s: &mut String, name: &str, values: impl Iterator<Item = [f64; N]>) {
+    open_array(s, "Float64", name, N);
+    rows(s, values);
+    close_array(s);
+}
+
 fn rows<const N: usize>(s: &mut String, values: impl Iterator<Item = [f64; N]>) {
     for (i, v) in values.enumerate() {
         if i > 0 {
@@ -271,25 +278,19 @@ fn unstructured_grid(solution: &Solution, index: usize) -> Option<String> {
         "    <Piece NumberOfPoints=\"{n}\" NumberOfCells=\"{m}\">"
     );
     s.push_str("      <PointData Vectors=\"velocity\">\n");
-    open_array(&mut s, "Float64", "displacement", 3);
-    rows(&mut s, frame.displacement.iter().copied());
-    close_array(&mut s);
-    open_array(&mut s, "Float64", "velocity", 3);
-    rows(&mut s, frame.velocity.iter().copied());
-    close_array(&mut s);
-    open_array(&mut s, "Float64", "contact_force", 3);
-    rows(&mut s, frame.contact_force.iter().copied());
-    close_array(&mut s);
-    open_array(&mut s, "Float64", "contact_pressure", 1);
-    rows(&mut s, frame.contact_pressure.iter().map(|&p| [p]));
-    close_array(&mut s);
+    float_array(&mut s, "displacement", frame.displacement.iter().copied());
+    float_array(&mut s, "velocity", frame.velocity.iter().copied());
+    float_array(&mut s, "contact_force", frame.contact_force.iter().copied());
+    float_array(
+        &mut s,
+        "contact_pressure",
+        frame.contact_pressure.iter().map(|&p| [p]),
+    );
     s.push_str("      </PointData>\n");
     // Six components in ParaView's symmetric tensor order (XX, YY, ZZ, XY, YZ, XZ), which
     // is the core's Voigt order.
     s.push_str("      <CellData Tensors=\"stress\" Scalars=\"part_id\">\n");
-    open_array(&mut s, "Float64", "stress", 6);
-    rows(&mut s, frame.stress.iter().copied());
-    close_array(&mut s);
+    float_array(&mut s, "stress", frame.stress.iter().copied());
     open_array(&mut s, "Int32", "part_id", 1);
     let part_of = asm
         .parts
@@ -300,15 +301,14 @@ fn unstructured_grid(solution: &Solution, index: usize) -> Option<String> {
     close_array(&mut s);
     s.push_str("      </CellData>\n");
     s.push_str("      <Points>\n");
-    open_array(&mut s, "Float64", "", 3);
-    rows(
+    float_array(
         &mut s,
+        "",
         asm.reference
             .iter()
             .zip(frame.displacement.iter())
             .map(|(r, u)| [r[0] + u[0], r[1] + u[1], r[2] + u[2]]),
     );
-    close_array(&mut s);
     s.push_str("      </Points>\n");
     s.push_str("      <Cells>\n");
     open_array(&mut s, "Int64", "connectivity", 1);
@@ -357,20 +357,14 @@ fn poly_data(solution: &Solution, index: usize) -> Option<String> {
         "    <Piece NumberOfPoints=\"{n}\" NumberOfVerts=\"{n}\" NumberOfLines=\"0\" NumberOfStrips=\"0\" NumberOfPolys=\"0\">"
     );
     s.push_str("      <PointData Vectors=\"velocity\" Scalars=\"radius\">\n");
-    open_array(&mut s, "Float64", "velocity", 3);
-    rows(&mut s, frame.velocity.iter().copied());
-    close_array(&mut s);
-    open_array(&mut s, "Float64", "radius", 1);
-    rows(&mut s, who.radius.iter().map(|&r| [r]));
-    close_array(&mut s);
+    float_array(&mut s, "velocity", frame.velocity.iter().copied());
+    float_array(&mut s, "radius", who.radius.iter().map(|&r| [r]));
     open_array(&mut s, "Int32", "group_id", 1);
     integers(&mut s, who.group.iter().map(|&g| u64::from(g)));
     close_array(&mut s);
     s.push_str("      </PointData>\n");
     s.push_str("      <Points>\n");
-    open_array(&mut s, "Float64", "", 3);
-    rows(&mut s, frame.position.iter().copied());
-    close_array(&mut s);
+    float_array(&mut s, "", frame.position.iter().copied());
     s.push_str("      </Points>\n");
     // One vertex cell per sphere, so ParaView draws them (a Glyph filter scaled by
     // `radius` shows the spheres).

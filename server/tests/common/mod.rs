@@ -153,7 +153,6 @@ pub async fn raw_http(addr: SocketAddr, method: &str, path: &str, body: &str) ->
 }
 
 /// Send a whole HTTP/1.1 request as written and answer (status, head, body).
-#[allow(dead_code)] // not every test file that includes `common` calls it directly
 pub async fn raw_request(addr: SocketAddr, request: &str) -> (u16, String, String) {
     let mut stream = TcpStream::connect(addr).await.expect("connect");
     stream.write_all(request.as_bytes()).await.expect("send");
