@@ -3,6 +3,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use impact_core::hex8::{self, ElementControls, NODE_SIGNS};
+use impact_core::lanes::F64x4;
 use impact_core::material::Elastic;
 use impact_core::{solve, SolveOptions};
 use impact_protocol::{validate_model, Material, Model, Pointer, SolveParams};
@@ -73,6 +74,16 @@ fn kernel(c: &mut Criterion) {
                 1e-7,
             )
         })
+    });
+    // The solver's path: four elements side by side, one per lane (here four copies of the
+    // one element; the cost does not depend on the values).
+    let lanes = |c: f64| F64x4([c; 4]);
+    let (xl, vl) = (x.map(|p| p.map(lanes)), v.map(|p| p.map(lanes)));
+    let stress = [1e6, 0.0, 0.0, 0.0, 0.0, 0.0].map(lanes);
+    let mat4 = Elastic::lanes([&mat; 4]);
+    g.throughput(Throughput::Elements(hex8::LANES as u64));
+    g.bench_function("batch_of_four", |b| {
+        b.iter(|| hex8::update_batch(black_box(&xl), black_box(&vl), &stress, &mat4, &ctl, 1e-7))
     });
     g.finish();
 }

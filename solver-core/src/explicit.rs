@@ -7,8 +7,10 @@ use crate::assembly::{assemble, Assembly};
 use crate::contact::{settle_initial_penetrations, Contacts};
 use crate::control::Live;
 use crate::error::SolveError;
-use crate::hex8::{self, ElementControls, ElementUpdate};
+use crate::hex8::{self, ElementControls, LANES};
+use crate::lanes::F64x4;
 use crate::loads::Gravity;
+use crate::material::Elastic;
 use crate::solution::{Frame, History, Solution, StepSpan};
 use crate::SolveOptions;
 use impact_protocol::{EnergySummary, Model, SolveSummary, StepReport};
@@ -284,39 +286,60 @@ fn advance(
 
     let (x, v) = (&nodes.x, &nodes.v);
     (
-        el.stress.par_iter_mut(),
-        el.internal.par_iter_mut(),
-        el.viscous.par_iter_mut(),
-        el.hourglass.par_iter_mut(),
-        el.critical.par_iter_mut(),
-        el.volume.par_iter_mut(),
-        el.forces.par_iter_mut(),
-        asm.connectivity.par_iter(),
-        asm.element_material.par_iter(),
+        el.stress.par_chunks_mut(LANES),
+        el.internal.par_chunks_mut(LANES),
+        el.viscous.par_chunks_mut(LANES),
+        el.hourglass.par_chunks_mut(LANES),
+        el.critical.par_chunks_mut(LANES),
+        el.volume.par_chunks_mut(LANES),
+        el.forces.par_chunks_mut(LANES),
+        asm.connectivity.par_chunks(LANES),
+        asm.element_material.par_chunks(LANES),
     )
         .into_par_iter()
+        .with_min_len(MIN_ELEMENTS_PER_TASK / LANES)
         .for_each(
-            |(stress, internal, viscous, hourglass, critical, volume, forces, conn, &m)| {
-                // Plain loops: `array::map` here compiled to a call and a copy per gather.
-                let mut xe = [[0.0; 3]; 8];
-                let mut ve = [[0.0; 3]; 8];
-                for k in 0..8 {
-                    xe[k] = x[conn[k] as usize];
-                    ve[k] = v[conn[k] as usize];
+            |(stress, internal, viscous, hourglass, critical, volume, forces, conn, mats)| {
+                // A short last batch fills its empty lanes with its first element again;
+                // their results are dropped.
+                let element = |lane: usize| if lane < conn.len() { lane } else { 0 };
+                let mut xe = [[F64x4::default(); 3]; 8];
+                let mut ve = [[F64x4::default(); 3]; 8];
+                let mut se = [F64x4::default(); 6];
+                for lane in 0..LANES {
+                    let e = element(lane);
+                    for k in 0..8 {
+                        let (p, u) = (x[conn[e][k] as usize], v[conn[e][k] as usize]);
+                        for r in 0..3 {
+                            xe[k][r].0[lane] = p[r];
+                            ve[k][r].0[lane] = u[r];
+                        }
+                    }
+                    for (c, s) in se.iter_mut().zip(stress[e].iter()) {
+                        c.0[lane] = *s;
+                    }
                 }
-                let u: ElementUpdate =
-                    hex8::update(&xe, &ve, stress, &asm.materials[m as usize], ctl, dt);
-                *stress = u.stress;
-                *internal += u.internal_work;
-                *viscous += u.viscous_work;
-                *hourglass += u.hourglass_work;
-                *critical = if u.volume > 0.0 {
-                    u.critical_increment
-                } else {
-                    f64::INFINITY
-                };
-                *volume = u.volume;
-                *forces = u.forces;
+                let mat =
+                    Elastic::lanes([0, 1, 2, 3].map(|l| &asm.materials[mats[element(l)] as usize]));
+                let u = hex8::update_batch(&xe, &ve, &se, &mat, ctl, dt);
+                for lane in 0..conn.len() {
+                    volume[lane] = u.volume.0[lane];
+                    if !hex8::sound(volume[lane]) {
+                        // Inverted: the solve stops after this increment, on the volume.
+                        stress[lane] = [0.0; 6];
+                        critical[lane] = f64::INFINITY;
+                        forces[lane] = [[0.0; 3]; 8];
+                        continue;
+                    }
+                    stress[lane] = u.stress.map(|c| c.0[lane]);
+                    internal[lane] += u.internal_work.0[lane];
+                    viscous[lane] += u.viscous_work.0[lane];
+                    hourglass[lane] += u.hourglass_work.0[lane];
+                    critical[lane] = u.critical_increment.0[lane];
+                    for (corner, lanes) in forces[lane].iter_mut().zip(u.forces.iter()) {
+                        *corner = [lanes[0].0[lane], lanes[1].0[lane], lanes[2].0[lane]];
+                    }
+                }
             },
         );
 

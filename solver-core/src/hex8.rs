@@ -2,6 +2,7 @@
 //! viscosity, Flanagan-Belytschko viscous hourglass control, and the element's critical
 //! increment. One call per element per increment; no allocation.
 
+use crate::lanes::{F64x4, Lane};
 use crate::material::{voigt_to_matrix, Elastic};
 use impact_protocol::HEX8_FACES;
 
@@ -35,16 +36,16 @@ pub struct ElementControls {
 
 /// What one element update gives back.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct ElementUpdate {
+pub struct ElementUpdate<T = f64> {
     /// Internal, viscous and hourglass forces on the eight nodes (minus the divergence).
-    pub forces: [[f64; 3]; 8],
-    pub stress: [f64; 6],
-    pub internal_work: f64,
-    pub viscous_work: f64,
-    pub hourglass_work: f64,
+    pub forces: [[T; 3]; 8],
+    pub stress: [T; 6],
+    pub internal_work: T,
+    pub viscous_work: T,
+    pub hourglass_work: T,
     /// The element's critical increment with bulk viscosity (before the user's scale).
-    pub critical_increment: f64,
-    pub volume: f64,
+    pub critical_increment: T,
+    pub volume: T,
 }
 
 /// Jacobian of the map from natural to physical coordinates at the centre (rows: x, y, z;
@@ -76,14 +77,16 @@ pub fn jacobian_det_at(x: &[[f64; 3]; 8], p: [f64; 3]) -> f64 {
     det3(&j)
 }
 
-pub fn det3(m: &[[f64; 3]; 3]) -> f64 {
+#[inline(always)]
+pub fn det3<T: Lane>(m: &[[T; 3]; 3]) -> T {
     m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
         - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
         + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
 }
 
-fn inverse3(m: &[[f64; 3]; 3], det: f64) -> [[f64; 3]; 3] {
-    let inv = 1.0 / det;
+#[inline(always)]
+fn inverse3<T: Lane>(m: &[[T; 3]; 3], det: T) -> [[T; 3]; 3] {
+    let inv = T::splat(1.0) / det;
     [
         [
             (m[1][1] * m[2][2] - m[1][2] * m[2][1]) * inv,
@@ -110,16 +113,17 @@ pub fn volume_and_length(x: &[[f64; 3]; 8]) -> (f64, f64) {
 }
 
 /// V / (largest face area), the length LS-DYNA's solids take for the stable increment.
-pub fn characteristic_length(x: &[[f64; 3]; 8], volume: f64) -> f64 {
+#[inline(always)]
+pub fn characteristic_length<T: Lane>(x: &[[T; 3]; 8], volume: T) -> T {
     // Compare squared areas; one square root for the largest.
-    let mut largest_sq: f64 = 0.0;
+    let mut largest_sq = T::splat(0.0);
     for f in HEX8_FACES.iter() {
         let d1 = sub(x[f[2]], x[f[0]]);
         let d2 = sub(x[f[3]], x[f[1]]);
         let n = cross(d1, d2);
         largest_sq = largest_sq.max(dot(n, n));
     }
-    volume / (0.5 * largest_sq.sqrt())
+    volume / (T::splat(0.5) * largest_sq.sqrt())
 }
 
 /// The 8-point Walsh transform of nodal vectors: `out[k] = sum_I basis_k[I] y[I]` over the
@@ -129,9 +133,8 @@ pub fn characteristic_length(x: &[[f64; 3]; 8], volume: f64) -> f64 {
 /// Jacobian (or of the velocity's natural derivatives), out[4..8] the hourglass modes.
 /// Three butterfly stages (xi, eta, zeta): 72 additions where the sums one by one take 168
 /// multiply-adds.
-#[inline]
-pub fn walsh(y: &[[f64; 3]; 8]) -> [[f64; 3]; 8] {
-    let add = |a: [f64; 3], b: [f64; 3]| [a[0] + b[0], a[1] + b[1], a[2] + b[2]];
+#[inline(always)]
+pub fn walsh<T: Lane>(y: &[[T; 3]; 8]) -> [[T; 3]; 8] {
     // Pairs along xi (the xi+ node minus the xi- one), at (eta, zeta) = (-,-), (+,-), (-,+), (+,+).
     let (s00, d00) = (add(y[1], y[0]), sub(y[1], y[0]));
     let (s10, d10) = (add(y[2], y[3]), sub(y[2], y[3]));
@@ -155,9 +158,8 @@ pub fn walsh(y: &[[f64; 3]; 8]) -> [[f64; 3]; 8] {
 
 /// The transpose of `walsh`: nodal vectors `y[I] = sum_k basis_k[I] c[k]` from coefficients
 /// in `walsh`'s order (the butterflies run backwards, without the halving of an inverse).
-#[inline]
-pub fn walsh_expand(c: &[[f64; 3]; 8]) -> [[f64; 3]; 8] {
-    let add = |a: [f64; 3], b: [f64; 3]| [a[0] + b[0], a[1] + b[1], a[2] + b[2]];
+#[inline(always)]
+pub fn walsh_expand<T: Lane>(c: &[[T; 3]; 8]) -> [[T; 3]; 8] {
     let (one1, one0) = (add(c[0], c[3]), sub(c[0], c[3]));
     let (xi1, xi0) = (add(c[1], c[5]), sub(c[1], c[5]));
     let (eta1, eta0) = (add(c[2], c[4]), sub(c[2], c[4]));
@@ -180,20 +182,20 @@ pub fn walsh_expand(c: &[[f64; 3]; 8]) -> [[f64; 3]; 8] {
 
 /// The centre gradient in natural directions: `g[j][i] = Jinv[j][i] / 8`, so that the
 /// shape functions' gradients are b[I] = sum_j sign_j(I) g[j].
-fn natural_gradient(jac: &[[f64; 3]; 3], det: f64) -> [[f64; 3]; 3] {
-    inverse3(jac, det).map(|row| row.map(|v| 0.125 * v))
+#[inline(always)]
+fn natural_gradient<T: Lane>(jac: &[[T; 3]; 3], det: T) -> [[T; 3]; 3] {
+    let e = T::splat(0.125);
+    let i = inverse3(jac, det);
+    // Written out: `array::map` here compiled to calls and copies.
+    [
+        [e * i[0][0], e * i[0][1], e * i[0][2]],
+        [e * i[1][0], e * i[1][1], e * i[1][2]],
+        [e * i[2][0], e * i[2][1], e * i[2][2]],
+    ]
 }
 
 /// Update one element over the increment `dt`: `x` are the nodes' positions at the end of
-/// the increment, `v` their velocities over it.
-///
-/// Everything runs on the Walsh coefficients of `x` and `v` (see `walsh`): with
-/// b[I] = sum_j s_j(I) g[j] and the basis orthogonal, the velocity gradient is
-/// L = sum_j wv[j] g[j]^T, the stress forces are the expansion of three vectors, and the
-/// Flanagan-Belytschko projection gamma_a = h_a - sum_j (hx_a . g[j]) s_j needs only the
-/// twelve numbers hx_a . g[j]. The same algebra as summing over the nodes, in about a
-/// third of the operations.
-#[inline]
+/// the increment, `v` their velocities over it. See `update_lanes`.
 pub fn update(
     x: &[[f64; 3]; 8],
     v: &[[f64; 3]; 8],
@@ -202,76 +204,125 @@ pub fn update(
     ctl: &ElementControls,
     dt: f64,
 ) -> ElementUpdate {
+    let u = update_lanes(x, v, stress, mat, ctl, dt);
+    if sound(u.volume) {
+        u
+    } else {
+        ElementUpdate {
+            volume: u.volume,
+            ..ElementUpdate::default()
+        }
+    }
+}
+
+/// Whether an element of this volume can be updated: positive and finite.
+pub fn sound(volume: f64) -> bool {
+    volume > 0.0 && volume.is_finite()
+}
+
+/// How many elements one batch updates side by side.
+pub const LANES: usize = 4;
+
+/// Update four elements side by side, one in each lane (see `update_lanes`): the same bits
+/// as `update` element by element. The lanes are one 256-bit register where the build
+/// allows AVX, two SSE2 ones on baseline x86-64.
+pub fn update_batch(
+    x: &[[F64x4; 3]; 8],
+    v: &[[F64x4; 3]; 8],
+    stress: &[F64x4; 6],
+    mat: &Elastic<F64x4>,
+    ctl: &ElementControls,
+    dt: f64,
+) -> ElementUpdate<F64x4> {
+    update_lanes(x, v, stress, mat, ctl, dt)
+}
+
+/// Update elements over the increment `dt`, one per lane of `T`: `x` are the nodes'
+/// positions at the end of the increment, `v` their velocities over it.
+///
+/// Everything runs on the Walsh coefficients of `x` and `v` (see `walsh`): with
+/// b[I] = sum_j s_j(I) g[j] and the basis orthogonal, the velocity gradient is
+/// L = sum_j wv[j] g[j]^T, the stress forces are the expansion of three vectors, and the
+/// Flanagan-Belytschko projection gamma_a = h_a - sum_j (hx_a . g[j]) s_j needs only the
+/// twelve numbers hx_a . g[j]. The same algebra as summing over the nodes, in about a
+/// third of the operations.
+///
+/// No branch depends on a lane's values (lanes go their own ways by `select_lt`). An
+/// inverted or degenerate element (`volume` not positive and finite) gets meaningless
+/// numbers in the other fields: `update` and the solver's element loop drop them.
+#[inline(always)]
+pub fn update_lanes<T: Lane>(
+    x: &[[T; 3]; 8],
+    v: &[[T; 3]; 8],
+    stress: &[T; 6],
+    mat: &Elastic<T>,
+    ctl: &ElementControls,
+    dt: f64,
+) -> ElementUpdate<T> {
+    let zero = T::splat(0.0);
+    let dt = T::splat(dt);
     let wx = walsh(x);
     // J[r][c] = sum_I x_I[r] s_c(I) / 8.
+    let e = T::splat(0.125);
     let jac = [
-        [0.125 * wx[1][0], 0.125 * wx[2][0], 0.125 * wx[3][0]],
-        [0.125 * wx[1][1], 0.125 * wx[2][1], 0.125 * wx[3][1]],
-        [0.125 * wx[1][2], 0.125 * wx[2][2], 0.125 * wx[3][2]],
+        [e * wx[1][0], e * wx[2][0], e * wx[3][0]],
+        [e * wx[1][1], e * wx[2][1], e * wx[3][1]],
+        [e * wx[1][2], e * wx[2][2], e * wx[3][2]],
     ];
     let det = det3(&jac);
-    let volume = 8.0 * det;
-    if det <= 0.0 || !det.is_finite() {
-        return ElementUpdate {
-            volume,
-            ..ElementUpdate::default()
-        };
-    }
+    let volume = T::splat(8.0) * det;
     let g = natural_gradient(&jac, det);
     let wv = walsh(v);
     // L[r][c] = sum_I v_I[r] b_I[c] = sum_j wv[1 + j][r] g[j][c].
-    let mut l = [[0.0; 3]; 3];
+    let mut l = [[zero; 3]; 3];
     for r in 0..3 {
         for c in 0..3 {
             l[r][c] = wv[1][r] * g[0][c] + wv[2][r] * g[1][c] + wv[3][r] * g[2][c];
         }
     }
-    let mut d = [[0.0; 3]; 3];
-    let mut w = [[0.0; 3]; 3];
+    let half = T::splat(0.5);
+    let mut d = [[zero; 3]; 3];
+    let mut w = [[zero; 3]; 3];
     for r in 0..3 {
         for c in 0..3 {
-            d[r][c] = 0.5 * (l[r][c] + l[c][r]);
-            w[r][c] = 0.5 * (l[r][c] - l[c][r]);
+            d[r][c] = half * (l[r][c] + l[c][r]);
+            w[r][c] = half * (l[r][c] - l[c][r]);
         }
     }
     let new_stress = mat.update(stress, &d, &w, dt);
 
     let c = mat.wave_speed;
+    let (bulk_linear, bulk_quadratic) = (T::splat(ctl.bulk_linear), T::splat(ctl.bulk_quadratic));
     let volumetric_rate = d[0][0] + d[1][1] + d[2][2];
-    let q = if volumetric_rate < 0.0 {
-        // Only a compressing element needs its length (six face areas and a root).
-        let length = characteristic_length(x, volume);
+    // Bulk viscosity acts on compressing elements only (volumetric rate below zero).
+    let compressing = |value: T| T::select_lt(volumetric_rate, zero, value, zero);
+    let length = characteristic_length(x, volume);
+    let q = compressing(
         mat.rho
             * length
-            * (ctl.bulk_quadratic * length * volumetric_rate * volumetric_rate
-                - ctl.bulk_linear * c * volumetric_rate)
-    } else {
-        0.0
-    };
+            * (bulk_quadratic * length * volumetric_rate * volumetric_rate
+                - bulk_linear * c * volumetric_rate),
+    );
     let stable = stable_length(&g, mat);
-    let q_speed = if volumetric_rate < 0.0 {
-        ctl.bulk_linear * c + ctl.bulk_quadratic * stable * volumetric_rate.abs()
-    } else {
-        0.0
-    };
+    let q_speed = compressing(bulk_linear * c + bulk_quadratic * stable * volumetric_rate.abs());
     let critical_increment = stable / (q_speed + (q_speed * q_speed + c * c).sqrt());
 
     let s_old = voigt_to_matrix(stress);
     let s_new = voigt_to_matrix(&new_stress);
-    let mut internal_power = 0.0;
+    let mut internal_power = zero;
     for r in 0..3 {
         for cc in 0..3 {
-            internal_power += 0.5 * (s_old[r][cc] + s_new[r][cc]) * d[r][cc];
+            internal_power = internal_power + half * (s_old[r][cc] + s_new[r][cc]) * d[r][cc];
         }
     }
     // The forces' Walsh coefficients: f_I = sum_k basis_k(I) coef[k]. The stress gives
     // f_I = -V (sigma - q 1) b_I = sum_j s_j(I) t_j with t_j = -V (sigma - q 1) g[j].
-    let mut coef = [[0.0; 3]; 8];
+    let mut coef = [[zero; 3]; 8];
     for j in 0..3 {
         for r in 0..3 {
             let mut t = -q * g[j][r];
             for cc in 0..3 {
-                t += s_new[r][cc] * g[j][cc];
+                t = t + s_new[r][cc] * g[j][cc];
             }
             coef[1 + j][r] = -volume * t;
         }
@@ -282,25 +333,26 @@ pub fn update(
     // modes with a viscous force -a_h (gamma_a . v) gamma_a. With the basis orthogonal,
     // gamma_a . v = wv[4 + a] - sum_j (hx_a . g[j]) wv[1 + j], and the force's
     // coefficients are -a_h qv_a on h_a and +a_h sum_a (hx_a . g[j]) qv_a on s_j.
-    let mut hourglass_work = 0.0;
+    let mut hourglass_work = zero;
     if ctl.hourglass > 0.0 {
-        let cube_root = volume.cbrt();
-        let a_h = ctl.hourglass * mat.rho * c * cube_root * cube_root / 4.0;
+        let cube_root = volume.cube_root();
+        let a_h = T::splat(ctl.hourglass) * mat.rho * c * cube_root * cube_root / T::splat(4.0);
         for a in 0..4 {
             let hx = wx[4 + a];
             let proj = [dot(hx, g[0]), dot(hx, g[1]), dot(hx, g[2])];
             let mut qv = wv[4 + a];
             for r in 0..3 {
-                qv[r] -= proj[0] * wv[1][r] + proj[1] * wv[2][r] + proj[2] * wv[3][r];
+                qv[r] = qv[r] - (proj[0] * wv[1][r] + proj[1] * wv[2][r] + proj[2] * wv[3][r]);
             }
             for r in 0..3 {
                 let f = a_h * qv[r];
                 coef[4 + a][r] = -f;
-                coef[1][r] += f * proj[0];
-                coef[2][r] += f * proj[1];
-                coef[3][r] += f * proj[2];
+                coef[1][r] = coef[1][r] + f * proj[0];
+                coef[2][r] = coef[2][r] + f * proj[1];
+                coef[3][r] = coef[3][r] + f * proj[2];
             }
-            hourglass_work += a_h * (qv[0] * qv[0] + qv[1] * qv[1] + qv[2] * qv[2]) * dt;
+            hourglass_work =
+                hourglass_work + a_h * (qv[0] * qv[0] + qv[1] * qv[1] + qv[2] * qv[2]) * dt;
         }
     }
 
@@ -351,24 +403,34 @@ fn gradient(jac: &[[f64; 3]; 3], det: f64) -> [[f64; 3]; 8] {
 ///
 /// Takes the natural gradient `ng` (b_I = sum_j s_j(I) ng[j]): the node signs are
 /// orthogonal with sum_I s_j(I) s_k(I) = 8 delta_jk, so G = 8 sum_j ng[j] ng[j]^T.
-pub fn stable_length(ng: &[[f64; 3]; 3], mat: &Elastic) -> f64 {
-    let mut g = [[0.0; 3]; 3];
+#[inline(always)]
+pub fn stable_length<T: Lane>(ng: &[[T; 3]; 3], mat: &Elastic<T>) -> T {
+    let eight = T::splat(8.0);
+    let mut g = [[T::splat(0.0); 3]; 3];
     for r in 0..3 {
         for c in 0..3 {
-            g[r][c] = 8.0 * (ng[0][r] * ng[0][c] + ng[1][r] * ng[1][c] + ng[2][r] * ng[2][c]);
+            g[r][c] = eight * (ng[0][r] * ng[0][c] + ng[1][r] * ng[1][c] + ng[2][r] * ng[2][c]);
         }
     }
     let sum = g[0][0] + g[1][1] + g[2][2];
     let row = |r: usize| g[r][0].abs() + g[r][1].abs() + g[r][2].abs();
     let gershgorin = row(0).max(row(1)).max(row(2));
-    ((mat.lambda + 2.0 * mat.mu) / (2.0 * (mat.lambda * sum + 2.0 * mat.mu * gershgorin))).sqrt()
+    let two = T::splat(2.0);
+    ((mat.lambda + two * mat.mu) / (two * (mat.lambda * sum + two * mat.mu * gershgorin))).sqrt()
 }
 
-pub fn sub(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+#[inline(always)]
+fn add<T: Lane>(a: [T; 3], b: [T; 3]) -> [T; 3] {
+    [a[0] + b[0], a[1] + b[1], a[2] + b[2]]
+}
+
+#[inline(always)]
+pub fn sub<T: Lane>(a: [T; 3], b: [T; 3]) -> [T; 3] {
     [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
 }
 
-pub fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+#[inline(always)]
+pub fn cross<T: Lane>(a: [T; 3], b: [T; 3]) -> [T; 3] {
     [
         a[1] * b[2] - a[2] * b[1],
         a[2] * b[0] - a[0] * b[2],
@@ -376,11 +438,13 @@ pub fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
     ]
 }
 
-pub fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
+#[inline(always)]
+pub fn dot<T: Lane>(a: [T; 3], b: [T; 3]) -> T {
     a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 }
 
-pub fn norm(a: [f64; 3]) -> f64 {
+#[inline(always)]
+pub fn norm<T: Lane>(a: [T; 3]) -> T {
     dot(a, a).sqrt()
 }
 
@@ -562,7 +626,7 @@ mod tests {
                 f[r] = -volume * t;
             }
         }
-        let cube_root = volume.cbrt();
+        let cube_root = volume.cube_root();
         let a_h = ctl.hourglass * mat.rho * c * cube_root * cube_root / 4.0;
         let mut hourglass_work = 0.0;
         for h in HOURGLASS.iter() {
@@ -771,6 +835,103 @@ mod tests {
             "kinetic energy grew to {} of the start's",
             largest / energy0
         );
+    }
+
+    #[test]
+    fn a_batch_gives_each_lane_the_bits_of_the_element_alone() {
+        // Four different elements in the lanes: distorted, compressing and expanding, two
+        // materials, and one inverted lane that must not disturb its neighbours.
+        let (x0, v0) = distorted();
+        let stretch = |f: f64| x0.map(|p| [f * p[0], p[1] + 0.1 * p[0], p[2]]);
+        let mut inverted = cube([1.0, 1.0, 1.0]);
+        inverted.swap(0, 4);
+        inverted.swap(2, 6);
+        let xs = [x0, stretch(1.3), inverted, stretch(0.7)];
+        let vs = [
+            v0,
+            v0.map(|u| u.map(|c| -c)),
+            v0,
+            v0.map(|u| [u[1], u[2], u[0]]),
+        ];
+        let stresses = [
+            [0.3, -0.2, 0.1, 0.05, -0.04, 0.02],
+            [0.0; 6],
+            [1.0; 6],
+            [-0.5, 0.2, 0.0, 0.0, 0.1, -0.3],
+        ];
+        let mats = [mat(0.3), mat(0.45), mat(0.3), mat(0.2)];
+        let ctl = ElementControls {
+            bulk_linear: 0.06,
+            bulk_quadratic: 1.5,
+            hourglass: 0.1,
+        };
+        let dt = 1e-3;
+        let lanes = |f: &dyn Fn(usize) -> f64| F64x4([f(0), f(1), f(2), f(3)]);
+        let x: [[F64x4; 3]; 8] =
+            std::array::from_fn(|k| std::array::from_fn(|r| lanes(&|l| xs[l][k][r])));
+        let v: [[F64x4; 3]; 8] =
+            std::array::from_fn(|k| std::array::from_fn(|r| lanes(&|l| vs[l][k][r])));
+        let stress: [F64x4; 6] = std::array::from_fn(|c| lanes(&|l| stresses[l][c]));
+        let m = Elastic::lanes([&mats[0], &mats[1], &mats[2], &mats[3]]);
+        let batch = update_batch(&x, &v, &stress, &m, &ctl, dt);
+        for l in 0..LANES {
+            let alone = update(&xs[l], &vs[l], &stresses[l], &mats[l], &ctl, dt);
+            assert_eq!(
+                batch.volume.0[l].to_bits(),
+                alone.volume.to_bits(),
+                "lane {l}"
+            );
+            if !sound(alone.volume) {
+                assert_eq!(l, 2);
+                continue;
+            }
+            let same = |a: f64, b: f64, what: &str| {
+                assert_eq!(a.to_bits(), b.to_bits(), "lane {l} {what}: {a} against {b}")
+            };
+            for k in 0..8 {
+                for r in 0..3 {
+                    same(batch.forces[k][r].0[l], alone.forces[k][r], "force");
+                }
+            }
+            for c in 0..6 {
+                same(batch.stress[c].0[l], alone.stress[c], "stress");
+            }
+            same(
+                batch.internal_work.0[l],
+                alone.internal_work,
+                "internal work",
+            );
+            same(batch.viscous_work.0[l], alone.viscous_work, "viscous work");
+            same(
+                batch.hourglass_work.0[l],
+                alone.hourglass_work,
+                "hourglass work",
+            );
+            same(
+                batch.critical_increment.0[l],
+                alone.critical_increment,
+                "increment",
+            );
+        }
+        // The lanes cover both branches of the bulk viscosity.
+        let work: Vec<f64> = [0, 1, 3].iter().map(|&l| batch.viscous_work.0[l]).collect();
+        assert!(
+            work.iter().any(|&w| w > 0.0) && work.contains(&0.0),
+            "{work:?}"
+        );
+    }
+
+    #[test]
+    fn an_inverted_element_gives_no_force() {
+        let mut x = cube([1.0, 1.0, 1.0]);
+        x.swap(0, 4);
+        x.swap(2, 6);
+        let (_, v) = distorted();
+        let u = update(&x, &v, &[1.0; 6], &mat(0.3), &ctl(), 1e-3);
+        assert!(!sound(u.volume));
+        assert_eq!(u.forces, [[0.0; 3]; 8]);
+        assert_eq!(u.stress, [0.0; 6]);
+        assert_eq!(u.critical_increment, 0.0);
     }
 
     #[test]

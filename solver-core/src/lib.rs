@@ -11,6 +11,7 @@ pub mod explicit;
 pub mod export;
 pub mod generate;
 pub mod hex8;
+pub mod lanes;
 pub mod loads;
 pub mod material;
 pub mod nearest;

@@ -1,16 +1,18 @@
 //! Material laws at an integration point. Today: isotropic linear elasticity as a
 //! hypoelastic law on the Jaumann rate, so a rigid rotation leaves the stress unchanged.
 
+use crate::lanes::{F64x4, Lane};
 use impact_protocol::Material;
 
-/// Lamé constants, density and the dilatational wave speed of an elastic material.
+/// Lamé constants, density and the dilatational wave speed of an elastic material: in
+/// `f64` for one element, or in lanes (`Elastic<F64x4>`) for four elements side by side.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Elastic {
-    pub lambda: f64,
-    pub mu: f64,
-    pub rho: f64,
+pub struct Elastic<T = f64> {
+    pub lambda: T,
+    pub mu: T,
+    pub rho: T,
     /// sqrt((lambda + 2 mu) / rho): the speed that bounds the stable increment.
-    pub wave_speed: f64,
+    pub wave_speed: T,
 }
 
 impl Elastic {
@@ -25,40 +27,84 @@ impl Elastic {
             wave_speed: ((lambda + 2.0 * mu) / rho).sqrt(),
         }
     }
+}
 
+impl Elastic<F64x4> {
+    /// The materials of four elements, lane by lane.
+    #[inline(always)]
+    pub fn lanes(m: [&Elastic; 4]) -> Self {
+        let field = |f: fn(&Elastic) -> f64| F64x4([f(m[0]), f(m[1]), f(m[2]), f(m[3])]);
+        Elastic {
+            lambda: field(|e| e.lambda),
+            mu: field(|e| e.mu),
+            rho: field(|e| e.rho),
+            wave_speed: field(|e| e.wave_speed),
+        }
+    }
+}
+
+impl<T: Lane> Elastic<T> {
     /// Advance the Cauchy stress (Voigt order xx, yy, zz, xy, yz, zx) over `dt` with the
     /// rate of deformation `d` and the spin `w` (both 3x3, row-major).
-    pub fn update(
-        &self,
-        stress: &[f64; 6],
-        d: &[[f64; 3]; 3],
-        w: &[[f64; 3]; 3],
-        dt: f64,
-    ) -> [f64; 6] {
+    #[inline(always)]
+    pub fn update(&self, stress: &[T; 6], d: &[[T; 3]; 3], w: &[[T; 3]; 3], dt: T) -> [T; 6] {
         let s = voigt_to_matrix(stress);
         let tr = d[0][0] + d[1][1] + d[2][2];
+        let two_mu = T::splat(2.0) * self.mu;
         // The six Voigt components only: the rate of a symmetric stress is symmetric.
-        let component = |i: usize, j: usize| {
-            // Jaumann: sigma_dot = C:D + W sigma - sigma W.
-            let mut rot = 0.0;
-            for k in 0..3 {
-                rot += w[i][k] * s[k][j] - s[i][k] * w[k][j];
-            }
-            let elastic = 2.0 * self.mu * d[i][j] + if i == j { self.lambda * tr } else { 0.0 };
-            s[i][j] + dt * (elastic + rot)
-        };
+        // Jaumann: sigma_dot = C:D + W sigma - sigma W. (Functions, not closures: the
+        // closures compiled to calls in the element batch.)
+        let lambda_tr = self.lambda * tr;
         [
-            component(0, 0),
-            component(1, 1),
-            component(2, 2),
-            component(0, 1),
-            component(1, 2),
-            component(2, 0),
+            normal(&s, d, w, two_mu, lambda_tr, dt, 0),
+            normal(&s, d, w, two_mu, lambda_tr, dt, 1),
+            normal(&s, d, w, two_mu, lambda_tr, dt, 2),
+            shear(&s, d, w, two_mu, dt, 0, 1),
+            shear(&s, d, w, two_mu, dt, 1, 2),
+            shear(&s, d, w, two_mu, dt, 2, 0),
         ]
     }
 }
 
-pub fn voigt_to_matrix(s: &[f64; 6]) -> [[f64; 3]; 3] {
+/// (W sigma - sigma W)[i][j].
+#[inline(always)]
+fn jaumann_rotation<T: Lane>(s: &[[T; 3]; 3], w: &[[T; 3]; 3], i: usize, j: usize) -> T {
+    let mut rot = T::splat(0.0);
+    for k in 0..3 {
+        rot = rot + (w[i][k] * s[k][j] - s[i][k] * w[k][j]);
+    }
+    rot
+}
+
+/// A diagonal component of the updated stress.
+#[inline(always)]
+fn normal<T: Lane>(
+    s: &[[T; 3]; 3],
+    d: &[[T; 3]; 3],
+    w: &[[T; 3]; 3],
+    two_mu: T,
+    lambda_tr: T,
+    dt: T,
+    i: usize,
+) -> T {
+    s[i][i] + dt * ((two_mu * d[i][i] + lambda_tr) + jaumann_rotation(s, w, i, i))
+}
+
+/// An off-diagonal component of the updated stress.
+#[inline(always)]
+fn shear<T: Lane>(
+    s: &[[T; 3]; 3],
+    d: &[[T; 3]; 3],
+    w: &[[T; 3]; 3],
+    two_mu: T,
+    dt: T,
+    i: usize,
+    j: usize,
+) -> T {
+    s[i][j] + dt * (two_mu * d[i][j] + jaumann_rotation(s, w, i, j))
+}
+
+pub fn voigt_to_matrix<T: Copy>(s: &[T; 6]) -> [[T; 3]; 3] {
     [[s[0], s[3], s[5]], [s[3], s[1], s[4]], [s[5], s[4], s[2]]]
 }
 
