@@ -1,6 +1,7 @@
 //! The one-point hex8: uniform-strain gradient at the centre, the stress update, bulk
 //! viscosity, Flanagan-Belytschko viscous hourglass control, and the element's critical
-//! increment. One call per element per increment; no allocation.
+//! increment. One body (`update_lanes`) for one element and for four side by side in the
+//! lanes of `F64x4` (`update_batch`, the solver's path); no allocation.
 
 use crate::lanes::{F64x4, Lane};
 use crate::material::{voigt_to_matrix, Elastic};
