@@ -21,7 +21,7 @@ pub use walls::Walls;
 
 use crate::assembly::Assembly;
 use crate::hex8::{cross, dot, norm, sub};
-use impact_protocol::{AdjustedNode, ContactReport, Model};
+use impact_protocol::{AdjustedNode, ContactKind, ContactReport, Model};
 use rayon::prelude::*;
 use search::Grid;
 use segment::{FaceGeometry, PairForce};
@@ -471,7 +471,13 @@ impl Interface {
                 chunk.records.clear();
                 let faces = c * MIN_FACES_PER_TASK..((c + 1) * MIN_FACES_PER_TASK).min(nf);
                 for i in faces {
-                    grid.query(&grid.boxes()[i], &mut chunk.candidates);
+                    // Only faces that may meet face i: never itself, and on the other
+                    // side for two face sets (may_touch checks again, with the nodes).
+                    let side = pair.side[i];
+                    let two_sets = pair.kind == ContactKind::SurfaceToSurface;
+                    grid.query_where(&grid.boxes()[i], &mut chunk.candidates, |e| {
+                        e as usize != i && !(two_sets && pair.side[e as usize] == side)
+                    });
                     for &j in &chunk.candidates {
                         let j = j as usize;
                         if !pair.may_touch(i, j) {

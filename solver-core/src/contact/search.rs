@@ -154,6 +154,13 @@ impl Grid {
 
     /// The boxes that overlap `b`, ascending and without repeats, into `out`.
     pub fn query(&self, b: &Aabb, out: &mut Vec<u32>) {
+        self.query_where(b, out, |_| true);
+    }
+
+    /// The boxes that `keep` accepts and that overlap `b`, ascending and without repeats,
+    /// into `out`. Filtering before the box test and the sort keeps the boxes a caller
+    /// would drop anyway (the same side of a contact, the face itself) out of both.
+    pub fn query_where(&self, b: &Aabb, out: &mut Vec<u32>, keep: impl Fn(u32) -> bool) {
         out.clear();
         if self.boxes.is_empty() {
             return;
@@ -162,7 +169,8 @@ impl Grid {
         if cells_in(&lo, &hi) > MAX_CELLS_PER_BOX * 8 {
             // A huge query box: scanning every box is cheaper than its cells.
             out.extend(
-                (0..self.boxes.len() as u32).filter(|&j| overlap(&self.boxes[j as usize], b)),
+                (0..self.boxes.len() as u32)
+                    .filter(|&j| keep(j) && overlap(&self.boxes[j as usize], b)),
             );
             return;
         }
@@ -171,7 +179,7 @@ impl Grid {
                 for k in lo[2]..=hi[2] {
                     let h = hash(i, j, k) as usize & self.mask;
                     for &e in &self.entries[self.start[h] as usize..self.start[h + 1] as usize] {
-                        if overlap(&self.boxes[e as usize], b) {
+                        if keep(e) && overlap(&self.boxes[e as usize], b) {
                             out.push(e);
                         }
                     }
@@ -179,7 +187,7 @@ impl Grid {
             }
         }
         for &e in &self.oversized {
-            if overlap(&self.boxes[e as usize], b) {
+            if keep(e) && overlap(&self.boxes[e as usize], b) {
                 out.push(e);
             }
         }
@@ -215,6 +223,10 @@ mod tests {
                 .filter(|&j| overlap(&boxes[j as usize], &q))
                 .collect();
             assert_eq!(out, brute);
+            // A filter drops exactly the boxes it rejects.
+            grid.query_where(&q, &mut out, |j| j % 3 != 0);
+            let kept: Vec<u32> = brute.iter().copied().filter(|j| j % 3 != 0).collect();
+            assert_eq!(out, kept);
         }
     }
 }

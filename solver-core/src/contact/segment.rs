@@ -399,10 +399,9 @@ pub fn integrate(
             // coupling[a][c] += sum_ij S[a][i] local[i][j] M[c][j], S and M the triangles'
             // spreads onto their faces' corners.
             let rows = [m.spread(local[0]), m.spread(local[1]), m.spread(local[2])];
-            let cols: [[f64; 4]; 4] =
-                std::array::from_fn(|c| s.spread([rows[0][c], rows[1][c], rows[2][c]]));
-            for (c, col) in cols.iter().enumerate() {
-                for (row, v) in out.coupling.iter_mut().zip(col) {
+            let columns = rows[0].iter().zip(&rows[1]).zip(&rows[2]);
+            for (c, ((&r0, &r1), &r2)) in columns.enumerate() {
+                for (row, v) in out.coupling.iter_mut().zip(s.spread([r0, r1, r2])) {
                     row[c] += v;
                 }
             }
