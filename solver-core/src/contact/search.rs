@@ -1,4 +1,5 @@
-//! The contact search: a bucket grid of axis-aligned boxes, rebuilt every increment.
+//! The contact search: a bucket grid of axis-aligned boxes, rebuilt every increment in the
+//! storage of the last (no allocation once warm).
 //! Cells are hashed into a table about twice the number of entries, so the memory follows
 //! the surface, not the volume it spans; a hash collision only adds a candidate that the
 //! box test then drops. Building and querying are linear in the faces. Boxes much larger
