@@ -21,9 +21,9 @@ pub use walls::Walls;
 
 use crate::assembly::Assembly;
 use crate::hex8::{cross, dot, norm, sub};
-use impact_protocol::{AdjustedNode, ContactReport, Model};
+use impact_protocol::{AdjustedNode, ContactKind, ContactReport, Model};
 use rayon::prelude::*;
-use search::{Aabb, Grid};
+use search::Grid;
 use segment::{FaceGeometry, PairForce};
 
 /// Below this many faces a parallel task costs more than the work it carries.
@@ -37,6 +37,40 @@ struct PairRecord {
     /// The secondary face's unit normal: the main face is pushed along it.
     normal: [f64; 3],
     force: PairForce,
+}
+
+/// One task's share of the face pairs: the pairs its faces found, in face order, and its
+/// candidate list. Kept between increments, so that they allocate nothing once warm.
+#[derive(Clone, Debug, Default)]
+struct Chunk {
+    records: Vec<PairRecord>,
+    candidates: Vec<u32>,
+}
+
+/// Per-node scratch of the assembly, zeroed each increment, kept between increments.
+#[derive(Clone, Debug, Default)]
+struct NodeScratch {
+    pressed: Vec<f64>,
+    direction: Vec<[f64; 3]>,
+    partner: Vec<[f64; 3]>,
+    tangential_force: Vec<[f64; 3]>,
+    damping_force: Vec<[f64; 3]>,
+}
+
+impl NodeScratch {
+    fn clear(&mut self, n: usize) {
+        self.pressed.clear();
+        self.pressed.resize(n, 0.0);
+        for v in [
+            &mut self.direction,
+            &mut self.partner,
+            &mut self.tangential_force,
+            &mut self.damping_force,
+        ] {
+            v.clear();
+            v.resize(n, [0.0; 3]);
+        }
+    }
 }
 
 /// Nodal forces of one kind at the end of the last increment and of this one.
@@ -99,7 +133,13 @@ struct Interface {
     last_contact: Option<f64>,
     max_penetration: f64,
     adjusted: Vec<AdjustedNode>,
-    records: Vec<PairRecord>,
+    /// This increment's faces in the current configuration, the search grid over their
+    /// boxes, the pairs found (by chunks of `MIN_FACES_PER_TASK` faces, in face order) and
+    /// the assembly's scratch: storage kept between increments.
+    geometry: Vec<FaceGeometry>,
+    grid: Grid,
+    chunks: Vec<Chunk>,
+    scratch: NodeScratch,
 }
 
 /// Every contact of the model and the rigid walls, with the state they keep.
@@ -392,36 +432,53 @@ impl Interface {
             last_contact: None,
             max_penetration: 0.0,
             adjusted,
-            records: Vec::new(),
+            geometry: Vec::new(),
+            grid: Grid::default(),
+            chunks: Vec::new(),
+            scratch: NodeScratch::default(),
             pair,
         }
     }
 
-    /// Find and integrate the face pairs in parallel, in face order.
+    /// Find and integrate the face pairs in parallel, in face order: each chunk of
+    /// `MIN_FACES_PER_TASK` faces fills its own records, read back chunk by chunk.
     fn find_pairs(&mut self, x: &[[f64; 3]], dt: f64, time_step_scale: f64) {
         let pair = &self.pair;
-        let geometry: Vec<FaceGeometry> = pair
-            .faces
-            .par_iter()
+        let nf = pair.faces.len();
+        self.geometry.resize(nf, FaceGeometry::default());
+        self.geometry
+            .par_iter_mut()
+            .zip(pair.faces.par_iter())
             .with_min_len(MIN_FACES_PER_TASK)
-            .map(|f| FaceGeometry::new(f.map(|n| x[n as usize])))
-            .collect();
-        let boxes: Vec<Aabb> = geometry
-            .par_iter()
+            .for_each(|(g, f)| *g = FaceGeometry::new(f.map(|n| x[n as usize])));
+        let boxes = self.grid.boxes_mut();
+        boxes.resize(nf, ([0.0; 3], [0.0; 3]));
+        boxes
+            .par_iter_mut()
+            .zip(self.geometry.par_iter())
             .zip(pair.depth_limit.par_iter())
             .with_min_len(MIN_FACES_PER_TASK)
-            .map(|(g, &d)| search::prism_box(&g.corners, g.normal, d))
-            .collect();
-        let grid = Grid::build(boxes);
+            .for_each(|((b, g), &d)| *b = search::prism_box(&g.corners, g.normal, d));
+        self.grid.rebuild();
+        let (grid, geometry) = (&self.grid, &self.geometry);
         let (face_penalty, face_m_over_a) = (&self.face_penalty, &self.face_m_over_a);
-        let chunks: Vec<(Vec<PairRecord>, Vec<u32>)> = (0..pair.faces.len())
-            .into_par_iter()
-            .with_min_len(MIN_FACES_PER_TASK)
-            .fold(
-                || (Vec::new(), Vec::new()),
-                |(mut records, mut candidates), i| {
-                    grid.query(&grid.boxes()[i], &mut candidates);
-                    for &j in &candidates {
+        self.chunks
+            .resize_with(nf.div_ceil(MIN_FACES_PER_TASK), Chunk::default);
+        self.chunks
+            .par_iter_mut()
+            .enumerate()
+            .for_each(|(c, chunk)| {
+                chunk.records.clear();
+                let faces = c * MIN_FACES_PER_TASK..((c + 1) * MIN_FACES_PER_TASK).min(nf);
+                for i in faces {
+                    // Only faces that may meet face i: never itself, and on the other
+                    // side for two face sets (may_touch checks again, with the nodes).
+                    let side = pair.side[i];
+                    let two_sets = pair.kind == ContactKind::SurfaceToSurface;
+                    grid.query_where(&grid.boxes()[i], &mut chunk.candidates, |e| {
+                        e as usize != i && !(two_sets && pair.side[e as usize] == side)
+                    });
+                    for &j in &chunk.candidates {
                         let j = j as usize;
                         if !pair.may_touch(i, j) {
                             continue;
@@ -435,7 +492,7 @@ impl Interface {
                         if let Some(force) =
                             segment::integrate(&geometry[i], &geometry[j], eps, depth)
                         {
-                            records.push(PairRecord {
+                            chunk.records.push(PairRecord {
                                 secondary: i as u32,
                                 main: j as u32,
                                 normal: geometry[i].normal,
@@ -443,14 +500,8 @@ impl Interface {
                             });
                         }
                     }
-                    (records, candidates)
-                },
-            )
-            .collect();
-        self.records.clear();
-        for (r, _) in chunks {
-            self.records.extend(r);
-        }
+                }
+            });
     }
 
     /// One increment of this contact; returns its total normal force. What it adds to
@@ -475,13 +526,18 @@ impl Interface {
         self.damping.start();
         let nn = self.pair.nodes.len();
         // Per secondary node: its normal force, the direction, and the force-weighted
-        // velocity of the main surface under it.
-        let mut pressed = vec![0.0; nn];
-        let mut direction = vec![[0.0; 3]; nn];
-        let mut partner = vec![[0.0; 3]; nn];
+        // velocity of the main surface under it; then the friction and damping forces.
+        self.scratch.clear(nn);
+        let NodeScratch {
+            pressed,
+            direction,
+            partner,
+            tangential_force,
+            damping_force,
+        } = &mut self.scratch;
         let mut total = 0.0;
         let mut deepest: f64 = 0.0;
-        for r in &self.records {
+        for r in self.chunks.iter().flat_map(|c| &c.records) {
             let (fs, fm) = (
                 &self.pair.faces[r.secondary as usize],
                 &self.pair.faces[r.main as usize],
@@ -517,8 +573,6 @@ impl Interface {
         // Friction and damping at the secondary nodes.
         let law = self.pair.friction;
         let zeta = self.pair.damping;
-        let mut tangential_force = vec![[0.0; 3]; nn];
-        let mut damping_force = vec![[0.0; 3]; nn];
         if law.is_some() || zeta > 0.0 {
             for la in 0..nn {
                 if pressed[la] <= 0.0 {
@@ -559,7 +613,7 @@ impl Interface {
                     tangential_force[la] = f;
                 }
             }
-            for r in &self.records {
+            for r in self.chunks.iter().flat_map(|c| &c.records) {
                 let (fs, fm) = (
                     &self.pair.faces[r.secondary as usize],
                     &self.pair.faces[r.main as usize],

@@ -1,4 +1,5 @@
-//! The contact search: a bucket grid of axis-aligned boxes, rebuilt every increment.
+//! The contact search: a bucket grid of axis-aligned boxes, rebuilt every increment in the
+//! storage of the last (no allocation once warm).
 //! Cells are hashed into a table about twice the number of entries, so the memory follows
 //! the surface, not the volume it spans; a hash collision only adds a candidate that the
 //! box test then drops. Building and querying are linear in the faces. Boxes much larger
@@ -20,6 +21,10 @@ pub struct Grid {
     entries: Vec<u32>,
     oversized: Vec<u32>,
     boxes: Vec<Aabb>,
+    /// Each box's cell range (None: oversized) and the buckets' fill cursors: scratch kept
+    /// between rebuilds, so that a contact's increments allocate nothing once warm.
+    ranges: Vec<Option<([i64; 3], [i64; 3])>>,
+    fill: Vec<u32>,
 }
 
 fn cell_range(b: &Aabb, inverse_cell: f64) -> ([i64; 3], [i64; 3]) {
@@ -62,11 +67,32 @@ pub fn overlap(a: &Aabb, b: &Aabb) -> bool {
 impl Grid {
     /// A grid over `boxes`, cells the size of their mean largest extent.
     pub fn build(boxes: Vec<Aabb>) -> Grid {
-        let n = boxes.len();
+        let mut grid = Grid {
+            boxes,
+            ..Grid::default()
+        };
+        grid.rebuild();
+        grid
+    }
+
+    /// The boxes, to be refilled before `rebuild` (their length is the box count).
+    pub fn boxes_mut(&mut self) -> &mut Vec<Aabb> {
+        &mut self.boxes
+    }
+
+    /// Rebuild the grid over its boxes as they now are, reusing its storage.
+    pub fn rebuild(&mut self) {
+        let n = self.boxes.len();
+        self.oversized.clear();
+        self.ranges.clear();
+        self.entries.clear();
+        self.start.clear();
         if n == 0 {
-            return Grid::default();
+            self.mask = 0;
+            return;
         }
-        let mean: f64 = boxes
+        let mean: f64 = self
+            .boxes
             .iter()
             .map(|b| (0..3).map(|k| b.1[k] - b.0[k]).fold(0.0, f64::max))
             .sum::<f64>()
@@ -76,23 +102,22 @@ impl Grid {
         } else {
             1.0
         };
-        let mut ranges = Vec::with_capacity(n);
         let mut count_entries = 0usize;
-        let mut oversized = Vec::new();
-        for (i, b) in boxes.iter().enumerate() {
+        for (i, b) in self.boxes.iter().enumerate() {
             let (lo, hi) = cell_range(b, inverse_cell);
             let cells = cells_in(&lo, &hi);
             if cells > MAX_CELLS_PER_BOX || b.0.iter().chain(b.1.iter()).any(|v| !v.is_finite()) {
-                oversized.push(i as u32);
-                ranges.push(None);
+                self.oversized.push(i as u32);
+                self.ranges.push(None);
             } else {
                 count_entries += cells as usize;
-                ranges.push(Some((lo, hi)));
+                self.ranges.push(Some((lo, hi)));
             }
         }
         let table = (2 * count_entries).next_power_of_two().max(16);
         let mask = table - 1;
-        let mut start = vec![0u32; table + 1];
+        let start = &mut self.start;
+        start.resize(table + 1, 0);
         let each = |lo: &[i64; 3], hi: &[i64; 3], f: &mut dyn FnMut(usize)| {
             for i in lo[0]..=hi[0] {
                 for j in lo[1]..=hi[1] {
@@ -102,15 +127,17 @@ impl Grid {
                 }
             }
         };
-        for (lo, hi) in ranges.iter().flatten() {
+        for (lo, hi) in self.ranges.iter().flatten() {
             each(lo, hi, &mut |h| start[h + 1] += 1);
         }
         for h in 0..table {
             start[h + 1] += start[h];
         }
-        let mut fill = start.clone();
-        let mut entries = vec![0u32; count_entries];
-        for (i, r) in ranges.iter().enumerate() {
+        self.fill.clear();
+        self.fill.extend_from_slice(start);
+        let (fill, entries) = (&mut self.fill, &mut self.entries);
+        entries.resize(count_entries, 0);
+        for (i, r) in self.ranges.iter().enumerate() {
             if let Some((lo, hi)) = r {
                 each(lo, hi, &mut |h| {
                     entries[fill[h] as usize] = i as u32;
@@ -118,14 +145,8 @@ impl Grid {
                 });
             }
         }
-        Grid {
-            inverse_cell,
-            mask,
-            start,
-            entries,
-            oversized,
-            boxes,
-        }
+        self.inverse_cell = inverse_cell;
+        self.mask = mask;
     }
 
     pub fn boxes(&self) -> &[Aabb] {
@@ -134,6 +155,13 @@ impl Grid {
 
     /// The boxes that overlap `b`, ascending and without repeats, into `out`.
     pub fn query(&self, b: &Aabb, out: &mut Vec<u32>) {
+        self.query_where(b, out, |_| true);
+    }
+
+    /// The boxes that `keep` accepts and that overlap `b`, ascending and without repeats,
+    /// into `out`. Filtering before the box test and the sort keeps the boxes a caller
+    /// would drop anyway (the same side of a contact, the face itself) out of both.
+    pub fn query_where(&self, b: &Aabb, out: &mut Vec<u32>, keep: impl Fn(u32) -> bool) {
         out.clear();
         if self.boxes.is_empty() {
             return;
@@ -142,7 +170,8 @@ impl Grid {
         if cells_in(&lo, &hi) > MAX_CELLS_PER_BOX * 8 {
             // A huge query box: scanning every box is cheaper than its cells.
             out.extend(
-                (0..self.boxes.len() as u32).filter(|&j| overlap(&self.boxes[j as usize], b)),
+                (0..self.boxes.len() as u32)
+                    .filter(|&j| keep(j) && overlap(&self.boxes[j as usize], b)),
             );
             return;
         }
@@ -151,7 +180,7 @@ impl Grid {
                 for k in lo[2]..=hi[2] {
                     let h = hash(i, j, k) as usize & self.mask;
                     for &e in &self.entries[self.start[h] as usize..self.start[h + 1] as usize] {
-                        if overlap(&self.boxes[e as usize], b) {
+                        if keep(e) && overlap(&self.boxes[e as usize], b) {
                             out.push(e);
                         }
                     }
@@ -159,7 +188,7 @@ impl Grid {
             }
         }
         for &e in &self.oversized {
-            if overlap(&self.boxes[e as usize], b) {
+            if keep(e) && overlap(&self.boxes[e as usize], b) {
                 out.push(e);
             }
         }
@@ -195,6 +224,10 @@ mod tests {
                 .filter(|&j| overlap(&boxes[j as usize], &q))
                 .collect();
             assert_eq!(out, brute);
+            // A filter drops exactly the boxes it rejects.
+            grid.query_where(&q, &mut out, |j| j % 3 != 0);
+            let kept: Vec<u32> = brute.iter().copied().filter(|j| j % 3 != 0).collect();
+            assert_eq!(out, kept);
         }
     }
 }

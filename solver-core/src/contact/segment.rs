@@ -1,12 +1,16 @@
 //! Segment-to-segment integration of one secondary face against one main face (Puso and
 //! Laursen's segmentation, the penalty at the integration points as Fischer and
 //! Wriggers): both faces are projected onto the secondary face's plane, each is split
-//! into four triangles about its centre, every pair of triangles is clipped
-//! (Sutherland-Hodgman), the clipped polygons are cut into triangles (a fan from a
-//! vertex: they are convex) and integrated with the three-point rule. On each triangle the faces' shape functions
-//! are linear (the centre carries a quarter of each corner), so the gap and the shape
-//! functions are linear on every sub-triangle and the rule integrates their products
-//! exactly: a uniform pressure gives the consistent nodal forces on both meshes.
+//! into four triangles about its centre, every pair of triangles that an edge does not
+//! separate is clipped (Sutherland-Hodgman, on the stack), the clipped polygons are cut
+//! into triangles (a fan from a vertex: they are convex) and integrated with the
+//! three-point rule. On each triangle the faces' shape functions are linear (the centre
+//! carries a quarter of each corner), so the gap and the shape functions are linear on
+//! every sub-triangle and the rule integrates their products exactly: a uniform pressure
+//! gives the consistent nodal forces on both meshes. Being affine there, the barycentric
+//! coordinates and the gap are evaluated once at each polygon vertex and combined at the
+//! integration points, and the coupling is summed per triangle pair (3 x 3) and spread to
+//! the corners once per polygon.
 
 use crate::hex8::{cross, dot, norm, sub};
 
@@ -66,25 +70,24 @@ impl PairForce {
 /// next bar, only meet at an edge.
 const FACING: f64 = 0.2;
 
-/// Barycentric points and weight (of the triangle's area) of the three-point rule.
-const RULE: [[f64; 3]; 3] = [
-    [2.0 / 3.0, 1.0 / 6.0, 1.0 / 6.0],
-    [1.0 / 6.0, 2.0 / 3.0, 1.0 / 6.0],
-    [1.0 / 6.0, 1.0 / 6.0, 2.0 / 3.0],
-];
-
 /// A triangle of a face's split: two corners (local ids) and the centre.
 #[derive(Clone, Copy)]
 struct Triangle {
     p: [[f64; 2]; 3],
-    x: [[f64; 3]; 3],
     corners: [usize; 2],
     lo: [f64; 2],
     hi: [f64; 2],
+    /// The barycentric coordinates l1 and l2 as affine functions of the plane point q:
+    /// `l = map[0] * (q0 - p0_0) + map[1] * (q1 - p0_1)` (the triangle's inverse, once per
+    /// triangle instead of a division at every integration point).
+    map: [[f64; 2]; 2],
+    /// Each vertex's height along the secondary normal above the secondary centre: the
+    /// gap is affine on the triangle, so its vertices' heights give it everywhere.
+    h: [f64; 3],
 }
 
 impl Triangle {
-    fn new(p: [[f64; 2]; 3], x: [[f64; 3]; 3], corners: [usize; 2]) -> Self {
+    fn new(p: [[f64; 2]; 3], h: [f64; 3], corners: [usize; 2]) -> Self {
         let lo = [
             p[0][0].min(p[1][0]).min(p[2][0]),
             p[0][1].min(p[1][1]).min(p[2][1]),
@@ -93,39 +96,41 @@ impl Triangle {
             p[0][0].max(p[1][0]).max(p[2][0]),
             p[0][1].max(p[1][1]).max(p[2][1]),
         ];
+        let [a, b, c] = p;
+        let det = (b[0] - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (b[1] - a[1]);
+        let inv = 1.0 / det;
+        let map = [
+            [(c[1] - a[1]) * inv, -(c[0] - a[0]) * inv],
+            [-(b[1] - a[1]) * inv, (b[0] - a[0]) * inv],
+        ];
         Triangle {
             p,
-            x,
             corners,
             lo,
             hi,
+            map,
+            h,
         }
     }
 
     /// Barycentric coordinates of q.
     fn barycentric(&self, q: [f64; 2]) -> [f64; 3] {
-        let [a, b, c] = self.p;
-        let det = (b[0] - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (b[1] - a[1]);
-        let l1 = ((q[0] - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (q[1] - a[1])) / det;
-        let l2 = ((b[0] - a[0]) * (q[1] - a[1]) - (q[0] - a[0]) * (b[1] - a[1])) / det;
+        let d = [q[0] - self.p[0][0], q[1] - self.p[0][1]];
+        let l1 = self.map[0][0] * d[0] + self.map[0][1] * d[1];
+        let l2 = self.map[1][0] * d[0] + self.map[1][1] * d[1];
         [1.0 - l1 - l2, l1, l2]
     }
 
-    fn point(&self, l: [f64; 3]) -> [f64; 3] {
-        let mut out = [0.0; 3];
-        for (li, xi) in l.iter().zip(self.x.iter()) {
-            for k in 0..3 {
-                out[k] += li * xi[k];
-            }
-        }
-        out
+    fn height(&self, l: [f64; 3]) -> f64 {
+        l[0] * self.h[0] + l[1] * self.h[1] + l[2] * self.h[2]
     }
 
-    /// The face's four shape functions at barycentric l.
-    fn shape(&self, l: [f64; 3]) -> [f64; 4] {
-        let mut n = [0.25 * l[2]; 4];
-        n[self.corners[0]] += l[0];
-        n[self.corners[1]] += l[1];
+    /// Spread a 3-vector over the triangle's vertices onto the face's four corners: the
+    /// centre carries a quarter of each.
+    fn spread(&self, v: [f64; 3]) -> [f64; 4] {
+        let mut n = [0.25 * v[2]; 4];
+        n[self.corners[0]] += v[0];
+        n[self.corners[1]] += v[1];
         n
     }
 }
@@ -139,47 +144,116 @@ fn signed_area(p: &[[f64; 2]]) -> f64 {
     0.5 * a
 }
 
-/// Split a projected face into four counter-clockwise triangles about its centre.
-fn split(p: &[[f64; 2]; 4], x: &[[f64; 3]; 4], centre: [f64; 3]) -> [Triangle; 4] {
+/// Split a projected face into four counter-clockwise triangles about its centre; `h` its
+/// corners' and `hc` its centre's heights. Inlined and written out: built through
+/// `array::from_fn` the triangles were copied out through memcpy (callgrind).
+#[inline(always)]
+fn split(p: &[[f64; 2]; 4], h: [f64; 4], hc: f64) -> [Triangle; 4] {
     let pc = [
         0.25 * (p[0][0] + p[1][0] + p[2][0] + p[3][0]),
         0.25 * (p[0][1] + p[1][1] + p[2][1] + p[3][1]),
     ];
     let ccw = signed_area(p) >= 0.0;
-    std::array::from_fn(|a| {
+    let one = |a: usize| {
         let b = (a + 1) % 4;
         if ccw {
-            Triangle::new([p[a], p[b], pc], [x[a], x[b], centre], [a, b])
+            Triangle::new([p[a], p[b], pc], [h[a], h[b], hc], [a, b])
         } else {
-            Triangle::new([p[b], p[a], pc], [x[b], x[a], centre], [b, a])
+            Triangle::new([p[b], p[a], pc], [h[b], h[a], hc], [b, a])
         }
-    })
+    };
+    [one(0), one(1), one(2), one(3)]
 }
 
-/// Clip the convex polygon `poly` by the counter-clockwise triangle `t` (Sutherland-Hodgman).
-fn clip(poly: &mut Vec<[f64; 2]>, scratch: &mut Vec<[f64; 2]>, t: &[[f64; 2]; 3]) {
+/// Whether an edge line of one triangle has the other wholly on or behind it: two
+/// triangles are disjoint exactly when one of their six edges separates them. Clipping
+/// would leave at most a segment along that edge (the vertices on it, to rounding: an area
+/// some 1e-16 of the faces', far under the sliver bound), so the pair is dropped before the
+/// clipping. Neighbouring triangles of coincident faces share a spoke: this test drops
+/// them, where their boxes overlap.
+fn apart(s: &Triangle, m: &Triangle) -> bool {
+    let behind = |t: &[[f64; 2]; 3], q: &[[f64; 2]; 3]| {
+        (0..3).any(|e| {
+            let (a, b) = (t[e], t[(e + 1) % 3]);
+            q.iter()
+                .all(|q| (b[0] - a[0]) * (q[1] - a[1]) - (b[1] - a[1]) * (q[0] - a[0]) <= 0.0)
+        })
+    };
+    behind(&s.p, &m.p) || behind(&m.p, &s.p)
+}
+
+/// Room for a clipped polygon: Sutherland-Hodgman at most doubles a polygon's vertices at
+/// each edge (a vertex and a crossing for each, even if rounding bends a convex polygon), so
+/// a triangle clipped by a triangle's three edges has at most 3 * 2^3 = 24.
+const MAX_VERTICES: usize = 24;
+
+/// A polygon on the stack: no allocation per face pair.
+#[derive(Clone, Copy)]
+struct Polygon {
+    v: [[f64; 2]; MAX_VERTICES],
+    len: usize,
+}
+
+impl Polygon {
+    fn new() -> Self {
+        Polygon {
+            v: [[0.0; 2]; MAX_VERTICES],
+            len: 0,
+        }
+    }
+
+    fn vertices(&self) -> &[[f64; 2]] {
+        &self.v[..self.len]
+    }
+
+    fn push(&mut self, q: [f64; 2]) {
+        // The bound above makes this unreachable; dropping a vertex would only lose area.
+        if self.len < MAX_VERTICES {
+            self.v[self.len] = q;
+            self.len += 1;
+        }
+    }
+}
+
+/// Clip the convex polygon `bufs[0]` by the counter-clockwise triangle `t`
+/// (Sutherland-Hodgman), the two buffers taking turns; returns the index of the result,
+/// whose `len` is 0 when fewer than three vertices are left (no overlap).
+fn clip(bufs: &mut [Polygon; 2], t: &[[f64; 2]; 3]) -> usize {
+    let mut from = 0;
     for e in 0..3 {
         let (a, b) = (t[e], t[(e + 1) % 3]);
         let side = |q: [f64; 2]| (b[0] - a[0]) * (q[1] - a[1]) - (b[1] - a[1]) * (q[0] - a[0]);
-        scratch.clear();
-        let n = poly.len();
+        let [first, second] = bufs;
+        let (poly, out) = if from == 0 {
+            (&*first, second)
+        } else {
+            (&*second, first)
+        };
+        out.len = 0;
+        let n = poly.len;
+        let mut sides = [0.0; MAX_VERTICES];
+        for (s, q) in sides.iter_mut().zip(poly.vertices()) {
+            *s = side(*q);
+        }
         for i in 0..n {
-            let (p, q) = (poly[i], poly[(i + 1) % n]);
-            let (sp, sq) = (side(p), side(q));
+            let j = if i + 1 == n { 0 } else { i + 1 };
+            let (p, q) = (poly.v[i], poly.v[j]);
+            let (sp, sq) = (sides[i], sides[j]);
             if sp >= 0.0 {
-                scratch.push(p);
+                out.push(p);
             }
             if (sp >= 0.0) != (sq >= 0.0) {
                 let s = sp / (sp - sq);
-                scratch.push([p[0] + s * (q[0] - p[0]), p[1] + s * (q[1] - p[1])]);
+                out.push([p[0] + s * (q[0] - p[0]), p[1] + s * (q[1] - p[1])]);
             }
         }
-        std::mem::swap(poly, scratch);
-        if poly.len() < 3 {
-            poly.clear();
-            return;
+        from = 1 - from;
+        if bufs[from].len < 3 {
+            bufs[from].len = 0;
+            return from;
         }
     }
+    from
 }
 
 /// The penalty forces between a secondary face and a main face, with `eps` the penalty
@@ -244,54 +318,91 @@ pub fn integrate(
         return None;
     }
 
-    let ts = split(&ps, &sec.corners, sec.centre);
-    let tm = split(&pm, &main.corners, main.centre);
+    // The centres' heights: the secondary's is 0 (the plane's origin), the main's the
+    // mean of its corners' (the centre is their mean).
+    let ts = split(&ps, hs, 0.0);
+    let tm = split(&pm, hm, dot(sub(main.centre, sec.centre), n));
     // Slivers below this area are rounding, not overlap (faces meeting at an edge).
     let sliver = 1e-12 * sec.area;
     let mut out = PairForce::default();
     let mut any = false;
-    let mut poly: Vec<[f64; 2]> = Vec::with_capacity(8);
-    let mut scratch: Vec<[f64; 2]> = Vec::with_capacity(8);
+    let mut bufs = [Polygon::new(), Polygon::new()];
     for s in &ts {
         for m in &tm {
-            if (0..2).any(|k| s.lo[k] >= m.hi[k] || m.lo[k] >= s.hi[k]) {
+            if (0..2).any(|k| s.lo[k] >= m.hi[k] || m.lo[k] >= s.hi[k]) || apart(s, m) {
                 continue;
             }
-            poly.clear();
-            poly.extend_from_slice(&m.p);
-            clip(&mut poly, &mut scratch, &s.p);
-            if poly.len() < 3 || signed_area(&poly) <= sliver {
+            bufs[0].v[..3].copy_from_slice(&m.p);
+            bufs[0].len = 3;
+            let poly = &bufs[clip(&mut bufs, &s.p)];
+            let poly = poly.vertices();
+            if poly.len() < 3 || signed_area(poly) <= sliver {
                 continue;
             }
-            // The integrand is one quadratic over the whole clipped polygon (it lies in one
-            // triangle of each face), so any triangulation is exact: a fan from a vertex.
+            // Both faces' barycentric coordinates and the gap are affine on the polygon (it
+            // lies in one triangle of each face): at the vertices once, at the integration
+            // points from the vertices' by the rule's weights. Vertex data: ls (3), lm (3),
+            // the gap.
+            let vertex = |q: [f64; 2]| {
+                let (ls, lm) = (s.barycentric(q), m.barycentric(q));
+                let gap = m.height(lm) - s.height(ls);
+                [ls[0], ls[1], ls[2], lm[0], lm[1], lm[2], gap]
+            };
+            // sum over points of w p ls_i lm_j, spread to the corners once per polygon.
+            let mut local = [[0.0; 3]; 3];
+            let mut pressed = false;
+            let first = vertex(poly[0]);
+            let mut previous = vertex(poly[1]);
+            // The integrand is one polynomial over the whole clipped polygon, so any
+            // triangulation is exact: a fan from a vertex.
             for i in 1..poly.len() - 1 {
+                let next = vertex(poly[i + 1]);
                 let tri = [poly[0], poly[i], poly[i + 1]];
                 let area = 0.5
                     * ((tri[1][0] - tri[0][0]) * (tri[2][1] - tri[0][1])
                         - (tri[2][0] - tri[0][0]) * (tri[1][1] - tri[0][1]));
+                let v = [first, previous, next];
+                previous = next;
                 if area <= 0.0 {
                     continue;
                 }
-                for r in &RULE {
-                    let q = [
-                        r[0] * tri[0][0] + r[1] * tri[1][0] + r[2] * tri[2][0],
-                        r[0] * tri[0][1] + r[1] * tri[1][1] + r[2] * tri[2][1],
-                    ];
-                    let (ls, lm) = (s.barycentric(q), m.barycentric(q));
-                    let gap = dot(sub(m.point(lm), s.point(ls)), n);
+                // The rule's points are (2/3, 1/6, 1/6) and its turns: a sixth of the sum
+                // plus half of one vertex.
+                let mut sixth = [0.0; 7];
+                for (k, e) in sixth.iter_mut().enumerate() {
+                    *e = (v[0][k] + v[1][k] + v[2][k]) * (1.0 / 6.0);
+                }
+                for vr in &v {
+                    let mut d = [0.0; 7];
+                    for (k, dk) in d.iter_mut().enumerate() {
+                        *dk = sixth[k] + 0.5 * vr[k];
+                    }
+                    let gap = d[6];
                     if gap.is_nan() || gap >= 0.0 || -gap > depth_limit {
                         continue;
                     }
                     let wp = area / 3.0 * eps * -gap;
-                    let (ns, nm) = (s.shape(ls), m.shape(lm));
-                    for (row, na) in out.coupling.iter_mut().zip(ns.iter()) {
-                        for (entry, mc) in row.iter_mut().zip(nm.iter()) {
-                            *entry += wp * na * mc;
+                    for (row, &li) in local.iter_mut().zip(&d[..3]) {
+                        let w = wp * li;
+                        for (entry, &lj) in row.iter_mut().zip(&d[3..6]) {
+                            *entry += w * lj;
                         }
                     }
                     out.deepest = out.deepest.max(-gap);
-                    any = true;
+                    pressed = true;
+                }
+            }
+            if !pressed {
+                continue;
+            }
+            any = true;
+            // coupling[a][c] += sum_ij S[a][i] local[i][j] M[c][j], S and M the triangles'
+            // spreads onto their faces' corners.
+            let rows = [m.spread(local[0]), m.spread(local[1]), m.spread(local[2])];
+            let columns = rows[0].iter().zip(&rows[1]).zip(&rows[2]);
+            for (c, ((&r0, &r1), &r2)) in columns.enumerate() {
+                for (row, v) in out.coupling.iter_mut().zip(s.spread([r0, r1, r2])) {
+                    row[c] += v;
                 }
             }
         }
