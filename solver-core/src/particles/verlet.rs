@@ -20,6 +20,9 @@ use rayon::prelude::*;
 pub struct Integrator<'a> {
     setup: &'a Setup,
     pub x: Vec<[f64; 3]>,
+    /// The positions of the increment before: a rebuild places the wall contacts new to
+    /// the list there. The drift writes the new positions into this buffer and swaps.
+    previous: Vec<[f64; 3]>,
     pub v: Vec<[f64; 3]>,
     pub pairs: NeighbourList,
     pub walls: Vec<Contact>,
@@ -32,11 +35,12 @@ impl<'a> Integrator<'a> {
         let x = setup.position.clone();
         let v = setup.velocity.clone();
         let mut pairs = NeighbourList::new(setup, &x);
-        let mut walls = walls::contacts(setup);
+        let mut walls = walls::contacts(setup, &x, pairs.skin());
         pairs::place(&mut pairs.contacts, setup, &x, 0.0, 0.0);
         walls::place(&mut walls, setup, &x, 0.0, 0.0);
         Integrator {
             setup,
+            previous: x.clone(),
             x,
             v,
             pairs,
@@ -54,14 +58,16 @@ impl<'a> Integrator<'a> {
     pub fn increment(&mut self, t_end: f64, dt: f64) -> Result<(), SolveError> {
         let half = 0.5 * dt;
         self.kick(half);
+        std::mem::swap(&mut self.x, &mut self.previous);
         self.x
             .par_iter_mut()
+            .zip(self.previous.par_iter())
             .zip(self.v.par_iter())
             .with_min_len(super::MIN_PER_TASK)
-            .for_each(|(x, v)| {
-                x[0] += dt * v[0];
-                x[1] += dt * v[1];
-                x[2] += dt * v[2];
+            .for_each(|((x, p), v)| {
+                x[0] = p[0] + dt * v[0];
+                x[1] = p[1] + dt * v[1];
+                x[2] = p[2] + dt * v[2];
             });
         if self.pairs.stale(&self.x) {
             if let Some(i) = self
@@ -78,6 +84,13 @@ impl<'a> Integrator<'a> {
                 });
             }
             self.pairs.rebuild(self.setup, &self.x);
+            self.walls = walls::rebuild(
+                std::mem::take(&mut self.walls),
+                self.setup,
+                &self.x,
+                &self.previous,
+                self.pairs.skin(),
+            );
         }
         pairs::place(&mut self.pairs.contacts, self.setup, &self.x, t_end, dt);
         walls::place(&mut self.walls, self.setup, &self.x, t_end, dt);
