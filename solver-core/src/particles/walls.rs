@@ -7,7 +7,7 @@
 //! half the skin, so a sphere left out cannot reach its wall. A sphere far from every wall
 //! then costs nothing per increment, where every sphere against every wall used to.
 
-use super::contact::{Contact, Other};
+use super::contact::{Contact, Live, Other, CHUNK};
 use super::setup::Setup;
 use rayon::prelude::*;
 
@@ -91,18 +91,32 @@ pub fn rebuild(
     fresh
 }
 
-/// Place every listed sphere-wall contact at the positions of time `t`.
-pub fn place(contacts: &mut [Contact], setup: &Setup, x: &[[f64; 3]], t: f64, dt: f64) {
+/// Place every listed sphere-wall contact at the positions of time `t`, and list the live
+/// ones.
+pub fn place(
+    contacts: &mut [Contact],
+    live: &mut Live,
+    setup: &Setup,
+    x: &[[f64; 3]],
+    t: f64,
+    dt: f64,
+) {
+    live.fit(contacts.len());
     contacts
-        .par_iter_mut()
-        .with_min_len(super::MIN_PER_TASK)
-        .for_each(|c| {
-            let Other::Wall(w) = c.other else {
-                return;
-            };
-            let (i, w) = (c.particle as usize, w as usize);
-            let law = &setup.interactions[c.interaction as usize].law;
-            let o = overlap(setup, i, w, &x[i]);
-            c.place(law, o, setup.walls[w].normal, t, dt);
+        .par_chunks_mut(CHUNK)
+        .zip(live.chunks.par_iter_mut())
+        .for_each(|(chunk, list)| {
+            list.clear();
+            for (k, c) in chunk.iter_mut().enumerate() {
+                if let Other::Wall(w) = c.other {
+                    let (i, w) = (c.particle as usize, w as usize);
+                    let law = &setup.interactions[c.interaction as usize].law;
+                    let o = overlap(setup, i, w, &x[i]);
+                    c.place(law, o, setup.walls[w].normal, t, dt);
+                }
+                if c.live() {
+                    list.push(k as u32);
+                }
+            }
         });
 }
