@@ -1,6 +1,7 @@
 //! A contact between a sphere and another body (a sphere or a wall): its geometry at the
 //! current positions, the kick that applies its force, and the state a collision carries
-//! from one increment to the next. The same record serves pairs and walls.
+//! from one increment to the next. The same record serves pairs and walls. `Live` lists,
+//! chunk by chunk, the contacts that can act, so the kicks pass over the others.
 
 use super::laws::{half_kick, Law};
 
@@ -147,5 +148,34 @@ impl Contact {
             open.dissipated_viscous += k.viscous * half_dt * mean_rate;
             open.dissipated_dry += k.dry * half_dt * mean_rate;
         }
+    }
+}
+
+/// Contacts are placed and kicked in fixed chunks of this many, whatever the number of
+/// threads, so the live lists and their order are the same on any pool.
+pub const CHUNK: usize = super::MIN_PER_TASK;
+
+/// The contacts that can act (overlapping, or with a collision open), chunk by chunk, as
+/// indices within the chunk in increasing order; the placement fills it. Only these get a
+/// kick: any other contact's kick sets no drop and touches no collision. The buffers are
+/// kept from one increment to the next, so a step allocates nothing once they have grown.
+#[derive(Clone, Debug, Default)]
+pub struct Live {
+    pub chunks: Vec<Vec<u32>>,
+}
+
+impl Live {
+    /// One list per chunk of `contacts` contacts.
+    pub fn fit(&mut self, contacts: usize) {
+        self.chunks.resize_with(contacts.div_ceil(CHUNK), Vec::new);
+    }
+}
+
+impl Contact {
+    /// True unless the kick would only clear the drop: a gap and no collision open. (A
+    /// non-finite overlap counts as live, as the kick has always treated it.)
+    #[inline]
+    pub fn live(&self) -> bool {
+        self.overlap > 0.0 || self.overlap.is_nan() || self.open.is_some()
     }
 }

@@ -53,6 +53,11 @@ impl NeighbourList {
         list
     }
 
+    /// The distance beyond contact the list reaches (pairs and walls).
+    pub fn skin(&self) -> f64 {
+        self.skin
+    }
+
     /// True when some sphere has moved more than half the skin since the last build (two
     /// such spheres may have closed the whole skin between them).
     pub fn stale(&self, x: &[[f64; 3]]) -> bool {

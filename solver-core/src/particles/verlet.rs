@@ -7,9 +7,12 @@
 //! spheres in proportion to their inverse masses: momentum is conserved to round-off, and
 //! the result is the same bits on any number of threads. For elastic laws this is plain
 //! velocity Verlet (the force f(x) at the kick's positions).
+//!
+//! Only the live contacts (overlapping or with a collision open, listed by the placement)
+//! are kicked and applied, in the same order; the kick of any other only cleared its drop.
 
 use super::collisions::CollisionLog;
-use super::contact::{Contact, Other};
+use super::contact::{Contact, Live, Other, CHUNK};
 use super::search::NeighbourList;
 use super::setup::Setup;
 use super::{pairs, walls};
@@ -20,9 +23,15 @@ use rayon::prelude::*;
 pub struct Integrator<'a> {
     setup: &'a Setup,
     pub x: Vec<[f64; 3]>,
+    /// The positions of the increment before: a rebuild places the wall contacts new to
+    /// the list there. The drift writes the new positions into this buffer and swaps.
+    previous: Vec<[f64; 3]>,
     pub v: Vec<[f64; 3]>,
     pub pairs: NeighbourList,
     pub walls: Vec<Contact>,
+    /// The live contacts of each list, from the last placement.
+    wall_live: Live,
+    pair_live: Live,
     pub log: CollisionLog,
 }
 
@@ -32,15 +41,20 @@ impl<'a> Integrator<'a> {
         let x = setup.position.clone();
         let v = setup.velocity.clone();
         let mut pairs = NeighbourList::new(setup, &x);
-        let mut walls = walls::contacts(setup);
-        pairs::place(&mut pairs.contacts, setup, &x, 0.0, 0.0);
-        walls::place(&mut walls, setup, &x, 0.0, 0.0);
+        let mut walls = walls::contacts(setup, &x, pairs.skin());
+        let mut pair_live = Live::default();
+        let mut wall_live = Live::default();
+        pairs::place(&mut pairs.contacts, &mut pair_live, setup, &x, 0.0, 0.0);
+        walls::place(&mut walls, &mut wall_live, setup, &x, 0.0, 0.0);
         Integrator {
             setup,
+            previous: x.clone(),
             x,
             v,
             pairs,
             walls,
+            wall_live,
+            pair_live,
             log: CollisionLog::new(setup.interactions.len(), listed),
         }
     }
@@ -54,14 +68,16 @@ impl<'a> Integrator<'a> {
     pub fn increment(&mut self, t_end: f64, dt: f64) -> Result<(), SolveError> {
         let half = 0.5 * dt;
         self.kick(half);
+        std::mem::swap(&mut self.x, &mut self.previous);
         self.x
             .par_iter_mut()
+            .zip(self.previous.par_iter())
             .zip(self.v.par_iter())
             .with_min_len(super::MIN_PER_TASK)
-            .for_each(|(x, v)| {
-                x[0] += dt * v[0];
-                x[1] += dt * v[1];
-                x[2] += dt * v[2];
+            .for_each(|((x, p), v)| {
+                x[0] = p[0] + dt * v[0];
+                x[1] = p[1] + dt * v[1];
+                x[2] = p[2] + dt * v[2];
             });
         if self.pairs.stale(&self.x) {
             if let Some(i) = self
@@ -78,9 +94,30 @@ impl<'a> Integrator<'a> {
                 });
             }
             self.pairs.rebuild(self.setup, &self.x);
+            self.walls = walls::rebuild(
+                std::mem::take(&mut self.walls),
+                self.setup,
+                &self.x,
+                &self.previous,
+                self.pairs.skin(),
+            );
         }
-        pairs::place(&mut self.pairs.contacts, self.setup, &self.x, t_end, dt);
-        walls::place(&mut self.walls, self.setup, &self.x, t_end, dt);
+        pairs::place(
+            &mut self.pairs.contacts,
+            &mut self.pair_live,
+            self.setup,
+            &self.x,
+            t_end,
+            dt,
+        );
+        walls::place(
+            &mut self.walls,
+            &mut self.wall_live,
+            self.setup,
+            &self.x,
+            t_end,
+            dt,
+        );
         self.kick(half);
         Ok(())
     }
@@ -97,45 +134,67 @@ impl<'a> Integrator<'a> {
                     v[2] += half * g[2];
                 });
         }
-        kick_contacts(&mut self.walls, self.setup, &self.v, half);
-        kick_contacts(&mut self.pairs.contacts, self.setup, &self.v, half);
-        for c in self.walls.iter_mut().chain(self.pairs.contacts.iter_mut()) {
-            if c.drop != 0.0 {
-                apply(c, self.setup, &mut self.v);
-            }
-            if c.open.is_some() {
-                self.log.settle(c, self.setup);
+        kick_contacts(&mut self.walls, &self.wall_live, self.setup, &self.v, half);
+        kick_contacts(
+            &mut self.pairs.contacts,
+            &self.pair_live,
+            self.setup,
+            &self.v,
+            half,
+        );
+        // Walls first, then pairs, each in list order: the order the drops have always
+        // been summed in (the contacts passed over add nothing).
+        for (contacts, live) in [
+            (&mut self.walls, &self.wall_live),
+            (&mut self.pairs.contacts, &self.pair_live),
+        ] {
+            for (chunk, list) in contacts.chunks_mut(CHUNK).zip(&live.chunks) {
+                for &k in list {
+                    let c = &mut chunk[k as usize];
+                    if c.drop != 0.0 {
+                        apply(c, self.setup, &mut self.v);
+                    }
+                    if c.open.is_some() {
+                        self.log.settle(c, self.setup);
+                    }
+                }
             }
         }
     }
 }
 
-/// Each contact's force and rate drop for this kick, from the velocities before it.
-fn kick_contacts(contacts: &mut [Contact], setup: &Setup, v: &[[f64; 3]], half: f64) {
+/// Each live contact's force and rate drop for this kick, from the velocities before it.
+fn kick_contacts(contacts: &mut [Contact], live: &Live, setup: &Setup, v: &[[f64; 3]], half: f64) {
     contacts
-        .par_iter_mut()
-        .with_min_len(super::MIN_PER_TASK)
-        .for_each(|c| {
-            if c.overlap <= 0.0 && c.open.is_none() {
-                c.drop = 0.0;
-                return;
+        .par_chunks_mut(CHUNK)
+        .zip(live.chunks.par_iter())
+        .for_each(|(chunk, list)| {
+            for &k in list {
+                kick_one(&mut chunk[k as usize], setup, v, half);
             }
-            let i = c.particle as usize;
-            let n = c.normal;
-            let (dv, inv) = match c.other {
-                Other::Sphere(j) => {
-                    let j = j as usize;
-                    (
-                        [v[i][0] - v[j][0], v[i][1] - v[j][1], v[i][2] - v[j][2]],
-                        setup.inverse_mass[i] + setup.inverse_mass[j],
-                    )
-                }
-                Other::Wall(_) => (v[i], setup.inverse_mass[i]),
-            };
-            let rate0 = -(dv[0] * n[0] + dv[1] * n[1] + dv[2] * n[2]);
-            let law = &setup.interactions[c.interaction as usize].law;
-            c.kick(law, rate0, half * inv, half);
         });
+}
+
+fn kick_one(c: &mut Contact, setup: &Setup, v: &[[f64; 3]], half: f64) {
+    if c.overlap <= 0.0 && c.open.is_none() {
+        c.drop = 0.0;
+        return;
+    }
+    let i = c.particle as usize;
+    let n = c.normal;
+    let (dv, inv) = match c.other {
+        Other::Sphere(j) => {
+            let j = j as usize;
+            (
+                [v[i][0] - v[j][0], v[i][1] - v[j][1], v[i][2] - v[j][2]],
+                setup.inverse_mass[i] + setup.inverse_mass[j],
+            )
+        }
+        Other::Wall(_) => (v[i], setup.inverse_mass[i]),
+    };
+    let rate0 = -(dv[0] * n[0] + dv[1] * n[1] + dv[2] * n[2]);
+    let law = &setup.interactions[c.interaction as usize].law;
+    c.kick(law, rate0, half * inv, half);
 }
 
 /// Spread a contact's rate drop over its spheres by their inverse masses.

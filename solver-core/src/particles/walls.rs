@@ -1,43 +1,122 @@
-//! Sphere-wall geometry: every sphere against every wall, the overlap R - (x - p)·n and
-//! the wall's unit normal. A wall is a half-space, so a sphere behind it is pushed out.
+//! Sphere-wall geometry: the overlap R - (x - p)·n and the wall's unit normal, for the
+//! sphere-wall pairs the wall list holds. A wall is a half-space, so a sphere behind it is
+//! pushed out.
+//!
+//! The list holds only the spheres within the neighbour list's skin of a wall (and any
+//! collision still open), rebuilt with the pair list: between two rebuilds no sphere moves
+//! half the skin, so a sphere left out cannot reach its wall. A sphere far from every wall
+//! then costs nothing per increment, where every sphere against every wall used to.
 
-use super::contact::{Contact, Other};
+use super::contact::{Contact, Live, Other, CHUNK};
 use super::setup::Setup;
 use rayon::prelude::*;
 
-/// The contacts of every sphere with every wall, sphere by sphere.
-pub fn contacts(setup: &Setup) -> Vec<Contact> {
-    let mut out = Vec::with_capacity(setup.len() * setup.walls.len());
-    for i in 0..setup.len() {
-        for w in 0..setup.walls.len() {
-            let interaction = setup.wall_interaction(i, w);
-            out.push(Contact::new(
-                i as u32,
-                Other::Wall(w as u32),
-                interaction,
-                setup.wall_stiffness(interaction, i),
-            ));
-        }
-    }
-    out
+/// The overlap of sphere `i` at `p` with wall `w`; one expression for the list and the
+/// placement, so both see the same bits.
+#[inline]
+fn overlap(setup: &Setup, i: usize, w: usize, p: &[f64; 3]) -> f64 {
+    let plane = &setup.walls[w];
+    let n = plane.normal;
+    let distance = (p[0] - plane.point[0]) * n[0]
+        + (p[1] - plane.point[1]) * n[1]
+        + (p[2] - plane.point[2]) * n[2];
+    setup.radius[i] - distance
 }
 
-/// Place every sphere-wall contact at the positions of time `t`.
-pub fn place(contacts: &mut [Contact], setup: &Setup, x: &[[f64; 3]], t: f64, dt: f64) {
-    contacts
-        .par_iter_mut()
+/// The contacts of the spheres within `skin` of a wall at `x`, sphere by sphere and wall
+/// by wall (the order of the pair list's keys).
+pub fn contacts(setup: &Setup, x: &[[f64; 3]], skin: f64) -> Vec<Contact> {
+    let nw = setup.walls.len();
+    if nw == 0 {
+        return Vec::new();
+    }
+    x.par_iter()
+        .enumerate()
         .with_min_len(super::MIN_PER_TASK)
-        .for_each(|c| {
-            let Other::Wall(w) = c.other else {
-                return;
-            };
-            let plane = &setup.walls[w as usize];
+        .flat_map_iter(|(i, p)| {
+            (0..nw).filter_map(move |w| {
+                // A non-finite overlap (a sphere that left the numbers) is kept: the
+                // integrator reports it rather than losing the contact.
+                let o = overlap(setup, i, w, p);
+                (o > -skin || !o.is_finite()).then(|| {
+                    let interaction = setup.wall_interaction(i, w);
+                    Contact::new(
+                        i as u32,
+                        Other::Wall(w as u32),
+                        interaction,
+                        setup.wall_stiffness(interaction, i),
+                    )
+                })
+            })
+        })
+        .collect()
+}
+
+/// The wall list at `x`, carrying the state of the contacts found again and keeping the
+/// open collisions left out. A contact new to the list takes its overlap at `previous`
+/// (the positions of the increment before), as if it had been placed there: its first
+/// placement then interpolates the touch time exactly as a listed contact would.
+pub fn rebuild(
+    old: Vec<Contact>,
+    setup: &Setup,
+    x: &[[f64; 3]],
+    previous: &[[f64; 3]],
+    skin: f64,
+) -> Vec<Contact> {
+    let mut fresh = contacts(setup, x, skin);
+    let mut carried = vec![false; fresh.len()];
+    let mut k = 0;
+    let mut orphans = Vec::new();
+    for c in old {
+        while k < fresh.len() && fresh[k].key() < c.key() {
+            k += 1;
+        }
+        if k < fresh.len() && fresh[k].key() == c.key() {
+            fresh[k] = c;
+            carried[k] = true;
+        } else if c.open.is_some() {
+            orphans.push(c);
+        }
+    }
+    for (c, _) in fresh.iter_mut().zip(&carried).filter(|(_, &kept)| !kept) {
+        if let Other::Wall(w) = c.other {
             let i = c.particle as usize;
-            let n = plane.normal;
-            let distance = (x[i][0] - plane.point[0]) * n[0]
-                + (x[i][1] - plane.point[1]) * n[1]
-                + (x[i][2] - plane.point[2]) * n[2];
-            let law = &setup.interactions[c.interaction as usize].law;
-            c.place(law, setup.radius[i] - distance, n, t, dt);
+            c.overlap = overlap(setup, i, w as usize, &previous[i]);
+        }
+    }
+    if !orphans.is_empty() {
+        fresh.extend(orphans);
+        fresh.sort_unstable_by_key(Contact::key);
+    }
+    fresh
+}
+
+/// Place every listed sphere-wall contact at the positions of time `t`, and list the live
+/// ones.
+pub fn place(
+    contacts: &mut [Contact],
+    live: &mut Live,
+    setup: &Setup,
+    x: &[[f64; 3]],
+    t: f64,
+    dt: f64,
+) {
+    live.fit(contacts.len());
+    contacts
+        .par_chunks_mut(CHUNK)
+        .zip(live.chunks.par_iter_mut())
+        .for_each(|(chunk, list)| {
+            list.clear();
+            for (k, c) in chunk.iter_mut().enumerate() {
+                if let Other::Wall(w) = c.other {
+                    let (i, w) = (c.particle as usize, w as usize);
+                    let law = &setup.interactions[c.interaction as usize].law;
+                    let o = overlap(setup, i, w, &x[i]);
+                    c.place(law, o, setup.walls[w].normal, t, dt);
+                }
+                if c.live() {
+                    list.push(k as u32);
+                }
+            }
         });
 }
