@@ -11,26 +11,12 @@ use impact_protocol::{Model, SolveParams};
 use serde_json::json;
 use std::hint::black_box;
 
+mod models;
+use models::plates;
+
 fn model(value: serde_json::Value) -> Model {
     let p: SolveParams = serde_json::from_value(value).expect("a bench model");
     p.model
-}
-
-/// Two plates, n x n and (n + 1) x (n + 1) elements, one element thick, the upper one
-/// sunk 1e-4 into the lower one: every face of both sides is in contact.
-fn plates(n: u32) -> Model {
-    model(json!({"model": {
-        "materials": [{"name": "m", "E": 100.0, "nu": 0.0, "rho": 0.01}],
-        "parts": [
-            {"name": "low", "material": "m", "mesh": {"generate": {"kind": "block",
-                "origin": [0, 0, 0], "size": [1, 1, 0.01], "nx": n, "ny": n, "nz": 1}}},
-            {"name": "high", "material": "m", "mesh": {"generate": {"kind": "block",
-                "origin": [0, 0, 0.0099], "size": [1, 1, 0.01], "nx": n + 1, "ny": n + 1, "nz": 1}}}
-        ],
-        "contacts": [{"name": "c", "secondary": {"part": "high", "set": "zmin"},
-                      "main": {"part": "low", "set": "zmax"}}],
-        "steps": [{"name": "s", "duration": 1.0, "output_interval": 1.0}]
-    }}))
 }
 
 fn per_face(c: &mut Criterion) {

@@ -11,10 +11,11 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, SamplingMode, Throughput};
 use impact_core::{solve, SolveOptions};
-use impact_protocol::{validate_model, Model, Pointer, SolveParams};
-use serde_json::json;
+use impact_protocol::Model;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
+
+mod models;
 
 const SHORT: u32 = 10;
 const LONG: u32 = 30;
@@ -22,30 +23,7 @@ const ELEMENTS: u64 = 50 * 50 * 10 + 25 * 25 * 40;
 
 /// The block on the plate, stopped by the increment cap after `increments`.
 fn block(increments: u32, contact: bool) -> Model {
-    let contacts = if contact {
-        json!([{"name": "impact", "secondary": {"part": "block", "set": "zmin"},
-                "main": {"part": "plate", "set": "zmax"}}])
-    } else {
-        json!([])
-    };
-    let p: SolveParams = serde_json::from_value(json!({"model": {
-        "materials": [{"name": "steel", "E": 210e9, "nu": 0.3, "rho": 7850.0}],
-        "parts": [
-            {"name": "plate", "material": "steel", "mesh": {"generate": {"kind": "block",
-                "origin": [0, 0, 0], "size": [0.1, 0.1, 0.02], "nx": 50, "ny": 50, "nz": 10}}},
-            {"name": "block", "material": "steel", "mesh": {"generate": {"kind": "block",
-                "origin": [0.025, 0.025, 0.02], "size": [0.05, 0.05, 0.08], "nx": 25, "ny": 25, "nz": 40}}}
-        ],
-        "initial_velocities": [{"part": "block", "velocity": [0, 0, -10.0]}],
-        "boundary_conditions": [{"part": "plate", "set": "zmin", "fixed": ["x", "y", "z"]}],
-        "contacts": contacts,
-        // Far longer than the cap allows: the cap ends every solve.
-        "steps": [{"name": "Impact", "duration": 1.0, "output_interval": 1.0}],
-        "controls": {"max_increments": increments}
-    }}))
-    .expect("the block parses");
-    validate_model(&p.model, &Pointer::root().at("model")).expect("the block is valid");
-    p.model
+    models::block_on_plate(u64::from(increments), contact)
 }
 
 /// Wall time of a solve that the increment cap ends (its error is the expected end).

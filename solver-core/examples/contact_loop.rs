@@ -10,52 +10,11 @@
 use impact_core::assembly::assemble;
 use impact_core::contact::Contacts;
 use impact_core::{solve, SolveOptions};
-use impact_protocol::{Model, SolveParams};
 use std::time::Instant;
 
-/// The benchmark's plates: the upper one sunk 1e-4 into the lower one.
-fn plates(n: u32) -> Model {
-    let json = serde_json::json!({"model": {
-        "materials": [{"name": "m", "E": 100.0, "nu": 0.0, "rho": 0.01}],
-        "parts": [
-            {"name": "low", "material": "m", "mesh": {"generate": {"kind": "block",
-                "origin": [0, 0, 0], "size": [1, 1, 0.01], "nx": n, "ny": n, "nz": 1}}},
-            {"name": "high", "material": "m", "mesh": {"generate": {"kind": "block",
-                "origin": [0, 0, 0.0099], "size": [1, 1, 0.01], "nx": n + 1, "ny": n + 1, "nz": 1}}}
-        ],
-        "contacts": [{"name": "c", "secondary": {"part": "high", "set": "zmin"},
-                      "main": {"part": "low", "set": "zmax"}}],
-        "steps": [{"name": "s", "duration": 1.0, "output_interval": 1.0}]
-    }});
-    let p: SolveParams = serde_json::from_value(json).expect("the plates parse");
-    p.model
-}
-
-/// The `increment` benchmark's block on a plate, stopped by the increment cap.
-fn block(increments: u64, contact: bool) -> Model {
-    let contacts = if contact {
-        serde_json::json!([{"name": "impact", "secondary": {"part": "block", "set": "zmin"},
-                "main": {"part": "plate", "set": "zmax"}}])
-    } else {
-        serde_json::json!([])
-    };
-    let json = serde_json::json!({"model": {
-        "materials": [{"name": "steel", "E": 210e9, "nu": 0.3, "rho": 7850.0}],
-        "parts": [
-            {"name": "plate", "material": "steel", "mesh": {"generate": {"kind": "block",
-                "origin": [0, 0, 0], "size": [0.1, 0.1, 0.02], "nx": 50, "ny": 50, "nz": 10}}},
-            {"name": "block", "material": "steel", "mesh": {"generate": {"kind": "block",
-                "origin": [0.025, 0.025, 0.02], "size": [0.05, 0.05, 0.08], "nx": 25, "ny": 25, "nz": 40}}}
-        ],
-        "initial_velocities": [{"part": "block", "velocity": [0, 0, -10.0]}],
-        "boundary_conditions": [{"part": "plate", "set": "zmin", "fixed": ["x", "y", "z"]}],
-        "contacts": contacts,
-        "steps": [{"name": "Impact", "duration": 1.0, "output_interval": 1.0}],
-        "controls": {"max_increments": increments}
-    }});
-    let p: SolveParams = serde_json::from_value(json).expect("the block parses");
-    p.model
-}
+#[path = "../benches/models/mod.rs"]
+mod models;
+use models::{block_on_plate as block, plates};
 
 fn main() {
     let words: Vec<String> = std::env::args().skip(1).collect();
