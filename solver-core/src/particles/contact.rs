@@ -4,6 +4,7 @@
 //! chunk by chunk, the contacts that can act, so the kicks pass over the others.
 
 use super::laws::{half_kick, Law};
+use rayon::prelude::*;
 
 /// What a contact is between.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -168,6 +169,53 @@ impl Live {
     /// One list per chunk of `contacts` contacts.
     pub fn fit(&mut self, contacts: usize) {
         self.chunks.resize_with(contacts.div_ceil(CHUNK), Vec::new);
+    }
+
+    /// Place every contact with `place_one`, in parallel by fixed chunks, and list the
+    /// live ones: the one loop of the pairs' and the walls' placements.
+    pub fn place(&mut self, contacts: &mut [Contact], place_one: impl Fn(&mut Contact) + Sync) {
+        self.fit(contacts.len());
+        contacts
+            .par_chunks_mut(CHUNK)
+            .zip(self.chunks.par_iter_mut())
+            .for_each(|(chunk, list)| {
+                list.clear();
+                for (k, c) in chunk.iter_mut().enumerate() {
+                    place_one(c);
+                    if c.live() {
+                        list.push(k as u32);
+                    }
+                }
+            });
+    }
+}
+
+/// Carry into `fresh` (a rebuilt list, ascending by key) the state of each `old` contact
+/// found again. Returns which of `fresh` were carried, and the old contacts left out whose
+/// collision is still open (for `keep_open`): one merge for the pair and the wall lists.
+pub fn carry_over(fresh: &mut [Contact], old: Vec<Contact>) -> (Vec<bool>, Vec<Contact>) {
+    let mut carried = vec![false; fresh.len()];
+    let mut k = 0;
+    let mut orphans = Vec::new();
+    for c in old {
+        while k < fresh.len() && fresh[k].key() < c.key() {
+            k += 1;
+        }
+        if k < fresh.len() && fresh[k].key() == c.key() {
+            fresh[k] = c;
+            carried[k] = true;
+        } else if c.open.is_some() {
+            orphans.push(c);
+        }
+    }
+    (carried, orphans)
+}
+
+/// Keep the open collisions that left a list's reach in one increment, in key order.
+pub fn keep_open(list: &mut Vec<Contact>, orphans: Vec<Contact>) {
+    if !orphans.is_empty() {
+        list.extend(orphans);
+        list.sort_unstable_by_key(Contact::key);
     }
 }
 

@@ -1,9 +1,8 @@
 //! Sphere-sphere geometry: the overlap R1 + R2 - |x1 - x2| and the unit normal along the
 //! line of centres, for every candidate pair of the neighbour list.
 
-use super::contact::{Contact, Live, Other, CHUNK};
+use super::contact::{Contact, Live, Other};
 use super::setup::Setup;
-use rayon::prelude::*;
 
 /// Place every candidate pair at the positions of time `t` (`dt` after the previous),
 /// and list the live ones.
@@ -15,19 +14,7 @@ pub fn place(
     t: f64,
     dt: f64,
 ) {
-    live.fit(contacts.len());
-    contacts
-        .par_chunks_mut(CHUNK)
-        .zip(live.chunks.par_iter_mut())
-        .for_each(|(chunk, list)| {
-            list.clear();
-            for (k, c) in chunk.iter_mut().enumerate() {
-                place_one(c, setup, x, t, dt);
-                if c.live() {
-                    list.push(k as u32);
-                }
-            }
-        });
+    live.place(contacts, |c| place_one(c, setup, x, t, dt));
 }
 
 fn place_one(c: &mut Contact, setup: &Setup, x: &[[f64; 3]], t: f64, dt: f64) {

@@ -4,7 +4,7 @@
 //! runs now and then and its cost grows with the number of spheres, not its square.
 //! Pairs keep their collision state across rebuilds.
 
-use super::contact::{Contact, Other};
+use super::contact::{carry_over, keep_open, Contact, Other};
 use super::setup::Setup;
 use rayon::prelude::*;
 
@@ -78,22 +78,8 @@ impl NeighbourList {
         // Carry the state of pairs found again; keep open collisions even if the pair
         // left the list's reach in one increment.
         let old = std::mem::take(&mut self.contacts);
-        let mut k = 0;
-        let mut orphans = Vec::new();
-        for c in old {
-            while k < fresh.len() && fresh[k].key() < c.key() {
-                k += 1;
-            }
-            if k < fresh.len() && fresh[k].key() == c.key() {
-                fresh[k] = c;
-            } else if c.open.is_some() {
-                orphans.push(c);
-            }
-        }
-        if !orphans.is_empty() {
-            fresh.extend(orphans);
-            fresh.sort_unstable_by_key(Contact::key);
-        }
+        let (_, orphans) = carry_over(&mut fresh, old);
+        keep_open(&mut fresh, orphans);
         self.contacts = fresh;
         self.anchor = x.to_vec();
         self.rebuilds += 1;

@@ -7,7 +7,7 @@
 //! half the skin, so a sphere left out cannot reach its wall. A sphere far from every wall
 //! then costs nothing per increment, where every sphere against every wall used to.
 
-use super::contact::{Contact, Live, Other, CHUNK};
+use super::contact::{carry_over, keep_open, Contact, Live, Other};
 use super::setup::Setup;
 use rayon::prelude::*;
 
@@ -64,30 +64,14 @@ pub fn rebuild(
     skin: f64,
 ) -> Vec<Contact> {
     let mut fresh = contacts(setup, x, skin);
-    let mut carried = vec![false; fresh.len()];
-    let mut k = 0;
-    let mut orphans = Vec::new();
-    for c in old {
-        while k < fresh.len() && fresh[k].key() < c.key() {
-            k += 1;
-        }
-        if k < fresh.len() && fresh[k].key() == c.key() {
-            fresh[k] = c;
-            carried[k] = true;
-        } else if c.open.is_some() {
-            orphans.push(c);
-        }
-    }
+    let (carried, orphans) = carry_over(&mut fresh, old);
     for (c, _) in fresh.iter_mut().zip(&carried).filter(|(_, &kept)| !kept) {
         if let Other::Wall(w) = c.other {
             let i = c.particle as usize;
             c.overlap = overlap(setup, i, w as usize, &previous[i]);
         }
     }
-    if !orphans.is_empty() {
-        fresh.extend(orphans);
-        fresh.sort_unstable_by_key(Contact::key);
-    }
+    keep_open(&mut fresh, orphans);
     fresh
 }
 
@@ -101,22 +85,12 @@ pub fn place(
     t: f64,
     dt: f64,
 ) {
-    live.fit(contacts.len());
-    contacts
-        .par_chunks_mut(CHUNK)
-        .zip(live.chunks.par_iter_mut())
-        .for_each(|(chunk, list)| {
-            list.clear();
-            for (k, c) in chunk.iter_mut().enumerate() {
-                if let Other::Wall(w) = c.other {
-                    let (i, w) = (c.particle as usize, w as usize);
-                    let law = &setup.interactions[c.interaction as usize].law;
-                    let o = overlap(setup, i, w, &x[i]);
-                    c.place(law, o, setup.walls[w].normal, t, dt);
-                }
-                if c.live() {
-                    list.push(k as u32);
-                }
-            }
-        });
+    live.place(contacts, |c| {
+        if let Other::Wall(w) = c.other {
+            let (i, w) = (c.particle as usize, w as usize);
+            let law = &setup.interactions[c.interaction as usize].law;
+            let o = overlap(setup, i, w, &x[i]);
+            c.place(law, o, setup.walls[w].normal, t, dt);
+        }
+    });
 }
