@@ -1,7 +1,8 @@
 //! Penalty contact: the boundary the integrator calls. Once per increment `apply` finds
-//! the face pairs of every contact (a bucket grid rebuilt each increment), integrates
-//! them segment to segment in parallel into private records, and adds the forces into the
-//! nodes in face order, so the same bits come out on any thread count. Friction and
+//! the face pairs of every contact (from candidate lists that a bucket grid search renews
+//! only when a face leaves the box it was searched with), integrates them segment to
+//! segment in parallel into private records, and adds the forces into the nodes in face
+//! order, so the same bits come out on any thread count. Friction and
 //! damping act at the secondary nodes. Each contact keeps the energy its springs hold,
 //! what friction and damping dissipated, and its report; rigid walls ride along (their
 //! impulses act right after the position update, `hold_at_walls`).
@@ -23,7 +24,7 @@ use crate::assembly::Assembly;
 use crate::hex8::{cross, dot, norm, sub};
 use impact_protocol::{AdjustedNode, ContactKind, ContactReport, Model};
 use rayon::prelude::*;
-use search::Grid;
+use search::{Aabb, Grid};
 use segment::{FaceGeometry, PairForce};
 
 /// Below this many faces a parallel task costs more than the work it carries.
@@ -39,12 +40,24 @@ struct PairRecord {
     force: PairForce,
 }
 
-/// One task's share of the face pairs: the pairs its faces found, in face order, and its
-/// candidate list. Kept between increments, so that they allocate nothing once warm.
+/// A face's box grows by this fraction of its largest extent (on every side) for the
+/// search: the candidate lists then hold until some face leaves its grown box. A tenth
+/// keeps the lists short (about 1.4 times the faces a box overlaps on a surface) and lets
+/// a face move a tenth of its size, hundreds of increments at a stable increment.
+const SEARCH_SKIN: f64 = 0.1;
+
+/// One task's share of the face pairs: the candidate lists of its faces from the last
+/// search, and the pairs they pressed in this increment, in face order. Kept between
+/// increments, so that they allocate nothing once warm.
 #[derive(Clone, Debug, Default)]
 struct Chunk {
     records: Vec<PairRecord>,
+    /// The candidates of the chunk's k-th face are `candidates[first[k]..first[k + 1]]`,
+    /// ascending: the faces whose search boxes overlapped its own and that may touch it.
+    first: Vec<u32>,
     candidates: Vec<u32>,
+    /// The grid query's output, before the topology filter.
+    found: Vec<u32>,
 }
 
 /// Per-node scratch of the assembly, zeroed each increment, kept between increments.
@@ -133,11 +146,15 @@ struct Interface {
     last_contact: Option<f64>,
     max_penetration: f64,
     adjusted: Vec<AdjustedNode>,
-    /// This increment's faces in the current configuration, the search grid over their
-    /// boxes, the pairs found (by chunks of `MIN_FACES_PER_TASK` faces, in face order) and
-    /// the assembly's scratch: storage kept between increments.
+    /// This increment's faces in the current configuration and their boxes, the search
+    /// grid over the grown boxes of the last search, the candidates and the pairs found
+    /// (by chunks of `MIN_FACES_PER_TASK` faces, in face order) and the assembly's
+    /// scratch: storage kept between increments.
     geometry: Vec<FaceGeometry>,
+    boxes: Vec<Aabb>,
     grid: Grid,
+    /// How many times the candidate lists were searched anew.
+    searches: u64,
     chunks: Vec<Chunk>,
     scratch: NodeScratch,
 }
@@ -369,6 +386,36 @@ fn reference_area(reference: &[[f64; 3]], face: &[u32; 4]) -> f64 {
     0.5 * norm(cross(sub(c[2], c[0]), sub(c[3], c[1])))
 }
 
+/// A contact's faces in this increment's configuration, with their penalties.
+struct FacesNow<'a> {
+    pair: &'a ContactPair,
+    geometry: &'a [FaceGeometry],
+    face_penalty: &'a [f64],
+    face_m_over_a: &'a [f64],
+}
+
+impl FacesNow<'_> {
+    /// How secondary face `i` and main face `j` press on each other now, if they do. The
+    /// penalty is the lesser of the two faces' and of the room the increment leaves.
+    fn press(&self, i: usize, j: usize, dt: f64, time_step_scale: f64) -> Option<PairRecord> {
+        let eps = self.face_penalty[i]
+            .min(self.face_penalty[j])
+            .min(penalty::room(
+                self.face_m_over_a[i].min(self.face_m_over_a[j]),
+                dt,
+                time_step_scale,
+            ));
+        let depth = self.pair.depth_limit[i].min(self.pair.depth_limit[j]);
+        let (sec, main) = (&self.geometry[i], &self.geometry[j]);
+        segment::integrate(sec, main, eps, depth).map(|force| PairRecord {
+            secondary: i as u32,
+            main: j as u32,
+            normal: sec.normal,
+            force,
+        })
+    }
+}
+
 impl Interface {
     fn new(
         pair: ContactPair,
@@ -433,7 +480,9 @@ impl Interface {
             max_penetration: 0.0,
             adjusted,
             geometry: Vec::new(),
+            boxes: Vec::new(),
             grid: Grid::default(),
+            searches: 0,
             chunks: Vec::new(),
             scratch: NodeScratch::default(),
             pair,
@@ -442,65 +491,104 @@ impl Interface {
 
     /// Find and integrate the face pairs in parallel, in face order: each chunk of
     /// `MIN_FACES_PER_TASK` faces fills its own records, read back chunk by chunk.
+    /// The pairs are those a search of the current boxes would find: every face's box lies
+    /// inside the grown box it was last searched with (or the search runs anew), so two
+    /// boxes that overlap now overlapped then and are in the candidate lists, in the same
+    /// ascending order as the grid's answer.
     fn find_pairs(&mut self, x: &[[f64; 3]], dt: f64, time_step_scale: f64) {
         let pair = &self.pair;
         let nf = pair.faces.len();
         self.geometry.resize(nf, FaceGeometry::default());
+        self.boxes.resize(nf, ([0.0; 3], [0.0; 3]));
         self.geometry
             .par_iter_mut()
+            .zip(self.boxes.par_iter_mut())
             .zip(pair.faces.par_iter())
-            .with_min_len(MIN_FACES_PER_TASK)
-            .for_each(|(g, f)| *g = FaceGeometry::new(f.map(|n| x[n as usize])));
-        let boxes = self.grid.boxes_mut();
-        boxes.resize(nf, ([0.0; 3], [0.0; 3]));
-        boxes
-            .par_iter_mut()
-            .zip(self.geometry.par_iter())
             .zip(pair.depth_limit.par_iter())
             .with_min_len(MIN_FACES_PER_TASK)
-            .for_each(|((b, g), &d)| *b = search::prism_box(&g.corners, g.normal, d));
-        self.grid.rebuild();
-        let (grid, geometry) = (&self.grid, &self.geometry);
-        let (face_penalty, face_m_over_a) = (&self.face_penalty, &self.face_m_over_a);
+            .for_each(|(((g, b), f), &d)| {
+                *g = FaceGeometry::new(f.map(|n| x[n as usize]));
+                *b = search::prism_box(&g.corners, g.normal, d);
+            });
+        let searched = self.grid.boxes();
+        let stale = searched.len() != nf
+            || self
+                .boxes
+                .par_iter()
+                .zip(searched.par_iter())
+                .with_min_len(MIN_FACES_PER_TASK)
+                .any(|(b, s)| !search::contains(s, b));
         self.chunks
             .resize_with(nf.div_ceil(MIN_FACES_PER_TASK), Chunk::default);
+        if stale {
+            self.search();
+        }
+        let boxes = &self.boxes;
+        let faces_now = FacesNow {
+            pair: &self.pair,
+            geometry: &self.geometry,
+            face_penalty: &self.face_penalty,
+            face_m_over_a: &self.face_m_over_a,
+        };
         self.chunks
             .par_iter_mut()
             .enumerate()
             .for_each(|(c, chunk)| {
                 chunk.records.clear();
                 let faces = c * MIN_FACES_PER_TASK..((c + 1) * MIN_FACES_PER_TASK).min(nf);
-                for i in faces {
-                    // Only faces that may meet face i: never itself, and on the other
-                    // side for two face sets (may_touch checks again, with the nodes).
-                    let side = pair.side[i];
-                    let two_sets = pair.kind == ContactKind::SurfaceToSurface;
-                    grid.query_where(&grid.boxes()[i], &mut chunk.candidates, |e| {
-                        e as usize != i && !(two_sets && pair.side[e as usize] == side)
-                    });
-                    for &j in &chunk.candidates {
+                for (k, i) in faces.enumerate() {
+                    let listed = chunk.first[k] as usize..chunk.first[k + 1] as usize;
+                    for &j in &chunk.candidates[listed] {
                         let j = j as usize;
-                        if !pair.may_touch(i, j) {
-                            continue;
-                        }
-                        let eps = face_penalty[i].min(face_penalty[j]).min(penalty::room(
-                            face_m_over_a[i].min(face_m_over_a[j]),
-                            dt,
-                            time_step_scale,
-                        ));
-                        let depth = pair.depth_limit[i].min(pair.depth_limit[j]);
-                        if let Some(force) =
-                            segment::integrate(&geometry[i], &geometry[j], eps, depth)
-                        {
-                            chunk.records.push(PairRecord {
-                                secondary: i as u32,
-                                main: j as u32,
-                                normal: geometry[i].normal,
-                                force,
-                            });
+                        if search::overlap(&boxes[i], &boxes[j]) {
+                            chunk
+                                .records
+                                .extend(faces_now.press(i, j, dt, time_step_scale));
                         }
                     }
                 }
+            });
+    }
+
+    /// Search the current boxes, grown by `SEARCH_SKIN`, into the chunks' candidate lists.
+    fn search(&mut self) {
+        self.searches += 1;
+        let pair = &self.pair;
+        let nf = pair.faces.len();
+        let grown = self.grid.boxes_mut();
+        grown.resize(nf, ([0.0; 3], [0.0; 3]));
+        grown
+            .par_iter_mut()
+            .zip(self.boxes.par_iter())
+            .with_min_len(MIN_FACES_PER_TASK)
+            .for_each(|(g, b)| *g = search::grow(b, SEARCH_SKIN));
+        self.grid.rebuild();
+        let grid = &self.grid;
+        self.chunks
+            .par_iter_mut()
+            .enumerate()
+            .for_each(|(c, chunk)| {
+                chunk.first.clear();
+                chunk.candidates.clear();
+                let faces = c * MIN_FACES_PER_TASK..((c + 1) * MIN_FACES_PER_TASK).min(nf);
+                for i in faces {
+                    chunk.first.push(chunk.candidates.len() as u32);
+                    // Only faces that may meet face i: never itself, on the other side for
+                    // two face sets, and sharing no node with it.
+                    let side = pair.side[i];
+                    let two_sets = pair.kind == ContactKind::SurfaceToSurface;
+                    grid.query_where(&grid.boxes()[i], &mut chunk.found, |e| {
+                        e as usize != i && !(two_sets && pair.side[e as usize] == side)
+                    });
+                    chunk.candidates.extend(
+                        chunk
+                            .found
+                            .iter()
+                            .copied()
+                            .filter(|&j| pair.may_touch(i, j as usize)),
+                    );
+                }
+                chunk.first.push(chunk.candidates.len() as u32);
             });
     }
 
@@ -669,5 +757,112 @@ impl Interface {
         }
         self.max_penetration = self.max_penetration.max(deepest);
         total
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::assembly::assemble;
+    use impact_protocol::SolveParams;
+
+    /// Two plates, the upper sunk into the lower, on non-matching meshes.
+    fn plates() -> Model {
+        let json = serde_json::json!({"model": {
+            "materials": [{"name": "m", "E": 100.0, "nu": 0.0, "rho": 0.01}],
+            "parts": [
+                {"name": "low", "material": "m", "mesh": {"generate": {"kind": "block",
+                    "origin": [0, 0, 0], "size": [1, 1, 0.1], "nx": 8, "ny": 8, "nz": 1}}},
+                {"name": "high", "material": "m", "mesh": {"generate": {"kind": "block",
+                    "origin": [0.2, 0.2, 0.099], "size": [0.6, 0.6, 0.1], "nx": 5, "ny": 5, "nz": 1}}}
+            ],
+            "contacts": [{"name": "c", "secondary": {"part": "high", "set": "zmin"},
+                          "main": {"part": "low", "set": "zmax"}}],
+            "steps": [{"name": "s", "duration": 1.0, "output_interval": 1.0}]
+        }});
+        let p: SolveParams = serde_json::from_value(json).expect("the test model parses");
+        p.model
+    }
+
+    /// What a search of every pair of faces finds now: the pairs, in face order.
+    fn every_pair(it: &Interface, dt: f64, scale: f64) -> Vec<(u32, u32, f64)> {
+        let faces_now = FacesNow {
+            pair: &it.pair,
+            geometry: &it.geometry,
+            face_penalty: &it.face_penalty,
+            face_m_over_a: &it.face_m_over_a,
+        };
+        let nf = it.pair.faces.len();
+        let mut found = Vec::new();
+        for i in 0..nf {
+            for j in 0..nf {
+                if it.pair.may_touch(i, j) && search::overlap(&it.boxes[i], &it.boxes[j]) {
+                    found.extend(faces_now.press(i, j, dt, scale));
+                }
+            }
+        }
+        found
+            .iter()
+            .map(|r| (r.secondary, r.main, r.force.total()))
+            .collect()
+    }
+
+    /// The candidate lists give, increment by increment, exactly the pairs (and the bits)
+    /// that a search of every face pair gives, while the upper plate slides, sinks and
+    /// tilts across the lower one; and they are searched anew only now and then.
+    #[test]
+    fn candidate_lists_find_what_a_search_of_every_pair_finds() {
+        let model = plates();
+        let asm = assemble(&model).expect("assembles");
+        let (dt, scale) = (1e-3, 0.9);
+        let mut contacts = Contacts::new(&model, &asm, dt, scale, vec![Vec::new()]);
+        let upper = &asm.parts[1];
+        let high = upper.node_offset as usize..(upper.node_offset + upper.node_count) as usize;
+        let increments = 400;
+        let mut pressed_somewhere = 0;
+        for n in 1..=increments {
+            let t = n as f64 / increments as f64;
+            // Two faces of slide, a sink, and a tilt about y that rotates the normals.
+            let x: Vec<[f64; 3]> = asm
+                .reference
+                .iter()
+                .enumerate()
+                .map(|(i, p)| {
+                    if high.contains(&i) {
+                        [
+                            p[0] + 0.25 * t,
+                            p[1] + 0.1 * t,
+                            p[2] - 2e-3 * t + 0.01 * t * (p[0] - 0.5),
+                        ]
+                    } else {
+                        *p
+                    }
+                })
+                .collect();
+            let it = &mut contacts.interfaces[0];
+            it.find_pairs(&x, dt, scale);
+            let listed: Vec<(u32, u32, f64)> = it
+                .chunks
+                .iter()
+                .flat_map(|c| &c.records)
+                .map(|r| (r.secondary, r.main, r.force.total()))
+                .collect();
+            let expected = every_pair(it, dt, scale);
+            assert_eq!(listed.len(), expected.len(), "increment {n}");
+            for (a, b) in listed.iter().zip(&expected) {
+                assert_eq!(
+                    (a.0, a.1, a.2.to_bits()),
+                    (b.0, b.1, b.2.to_bits()),
+                    "increment {n}"
+                );
+            }
+            pressed_somewhere += usize::from(!listed.is_empty());
+        }
+        assert_eq!(pressed_somewhere, increments, "the plates press throughout");
+        let searches = contacts.interfaces[0].searches;
+        assert!(
+            (2..increments as u64 / 10).contains(&searches),
+            "{searches} searches in {increments} increments: the lists should be renewed as the plate moves, and reused in between"
+        );
     }
 }

@@ -1,5 +1,5 @@
-//! The contact search: a bucket grid of axis-aligned boxes, rebuilt every increment in the
-//! storage of the last (no allocation once warm).
+//! The contact search: a bucket grid of axis-aligned boxes, rebuilt in the storage of the
+//! last (no allocation once warm) whenever the candidate lists it feeds go stale.
 //! Cells are hashed into a table about twice the number of entries, so the memory follows
 //! the surface, not the volume it spans; a hash collision only adds a candidate that the
 //! box test then drops. Building and querying are linear in the faces. Boxes much larger
@@ -62,6 +62,17 @@ pub fn prism_box(corners: &[[f64; 3]; 4], normal: [f64; 3], depth: f64) -> Aabb 
 
 pub fn overlap(a: &Aabb, b: &Aabb) -> bool {
     (0..3).all(|k| a.0[k] <= b.1[k] && b.0[k] <= a.1[k])
+}
+
+/// Whether `inner` lies inside `outer` (false when either holds a NaN).
+pub fn contains(outer: &Aabb, inner: &Aabb) -> bool {
+    (0..3).all(|k| outer.0[k] <= inner.0[k] && inner.1[k] <= outer.1[k])
+}
+
+/// `b` grown on every side by `fraction` of its largest extent.
+pub fn grow(b: &Aabb, fraction: f64) -> Aabb {
+    let margin = fraction * (0..3).map(|k| b.1[k] - b.0[k]).fold(0.0, f64::max);
+    (b.0.map(|v| v - margin), b.1.map(|v| v + margin))
 }
 
 impl Grid {
@@ -229,5 +240,15 @@ mod tests {
             let kept: Vec<u32> = brute.iter().copied().filter(|j| j % 3 != 0).collect();
             assert_eq!(out, kept);
         }
+    }
+
+    #[test]
+    fn a_grown_box_contains_the_box_and_nothing_contains_a_nan() {
+        let b = ([0.0, 1.0, 2.0], [1.0, 1.5, 4.0]);
+        let g = grow(&b, 0.1);
+        assert_eq!(g, ([-0.2, 0.8, 1.8], [1.2, 1.7, 4.2]));
+        assert!(contains(&g, &b) && !contains(&b, &g));
+        let nan = ([f64::NAN, 1.0, 2.0], [1.0, 1.5, 4.0]);
+        assert!(!contains(&g, &nan) && !contains(&nan, &b));
     }
 }
