@@ -78,7 +78,7 @@ pub fn run(model: &Model, options: &SolveOptions) -> Result<Solution, SolveError
             let x = conn.map(|i| asm.reference[i as usize]);
             *c = hex8::critical_increment_at_rest(&x, &asm.materials[m as usize], &ctl);
         });
-    let (mut critical, _) = smallest(&el.critical);
+    let (mut critical, _) = scan_elements(&el.volume, &el.critical).smallest_critical;
     let initial_increment = scale * critical;
     let mut contacts = Contacts::new(model, &asm, initial_increment, scale, adjusted);
     let mut gravity = Gravity::new(model.gravity);
@@ -158,21 +158,15 @@ pub fn run(model: &Model, options: &SolveOptions) -> Result<Solution, SolveError
             history.push(time, contacts.last_forces());
             live.tick(&step.name, time, total_increments, dt);
 
-            // In parallel: a serial scan of every element each increment left the other
-            // core idle for a few percent of the increment. The first such element either way.
-            if let Some(e) = el
-                .volume
-                .par_iter()
-                .with_min_len(MIN_ELEMENTS_PER_TASK)
-                .position_first(|&v| v.is_nan() || v <= 0.0)
-            {
+            let scan = scan_elements(&el.volume, &el.critical);
+            if let Some(e) = scan.inverted {
                 return Err(SolveError::Failed {
                     element: Some(e as u32),
                     time,
                     reason: "negative volume: the element inverted; likely causes: a penalty or a load too large for the mesh, excessive hourglassing, or a time-step scale too large".into(),
                 });
             }
-            let (c, worst) = smallest(&el.critical);
+            let (c, worst) = scan.smallest_critical;
             critical = c;
             // An element crushed nearly flat keeps a positive volume but drives the
             // stable increment towards zero: the solve would crawl forever.
@@ -393,23 +387,56 @@ fn advance(
         });
 }
 
-/// The smallest value and its index (the lowest index on ties): exact, so deterministic.
-fn smallest(values: &[f64]) -> (f64, usize) {
-    values
-        .par_iter()
+/// Elements a task of the end-of-increment scan takes: rayon's per-item searches and
+/// reductions cost more than the comparisons they carry, so each task scans a run serially.
+const ELEMENTS_PER_SCAN_TASK: usize = 8 * MIN_ELEMENTS_PER_TASK;
+
+/// What the end of an increment needs from every element.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct ElementScan {
+    /// The first element with a volume that is not positive (or NaN).
+    inverted: Option<usize>,
+    /// The smallest critical increment and its element (the lowest index on ties).
+    smallest_critical: (f64, usize),
+}
+
+/// One parallel pass over the volumes and critical increments, run by run, joined in run
+/// order: exact comparisons only, so the same answer on any thread count.
+fn scan_elements(volume: &[f64], critical: &[f64]) -> ElementScan {
+    let run = |(r, (vs, cs)): (usize, (&[f64], &[f64]))| {
+        let base = r * ELEMENTS_PER_SCAN_TASK;
+        let mut scan = ElementScan {
+            inverted: vs
+                .iter()
+                .position(|&v| v.is_nan() || v <= 0.0)
+                .map(|i| base + i),
+            smallest_critical: (f64::INFINITY, usize::MAX),
+        };
+        for (i, &c) in cs.iter().enumerate() {
+            if c < scan.smallest_critical.0 {
+                scan.smallest_critical = (c, base + i);
+            }
+        }
+        scan
+    };
+    let join = |a: ElementScan, b: ElementScan| ElementScan {
+        inverted: a.inverted.or(b.inverted),
+        smallest_critical: if b.smallest_critical.0 < a.smallest_critical.0 {
+            b.smallest_critical
+        } else {
+            a.smallest_critical
+        },
+    };
+    let none = ElementScan {
+        inverted: None,
+        smallest_critical: (f64::INFINITY, usize::MAX),
+    };
+    volume
+        .par_chunks(ELEMENTS_PER_SCAN_TASK)
+        .zip(critical.par_chunks(ELEMENTS_PER_SCAN_TASK))
         .enumerate()
-        .with_min_len(MIN_ELEMENTS_PER_TASK)
-        .map(|(i, &v)| (v, i))
-        .reduce(
-            || (f64::INFINITY, usize::MAX),
-            |a, b| {
-                if b.0 < a.0 || (b.0 == a.0 && b.1 < a.1) {
-                    b
-                } else {
-                    a
-                }
-            },
-        )
+        .map(run)
+        .reduce(|| none, join)
 }
 
 fn largest_internal(el: &Elements) -> (f64, usize) {
@@ -453,5 +480,56 @@ fn energy_summary(
         } else {
             total
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Element by element, in order: what the scan must find.
+    fn serial(volume: &[f64], critical: &[f64]) -> ElementScan {
+        let mut smallest = (f64::INFINITY, usize::MAX);
+        for (i, &c) in critical.iter().enumerate() {
+            if c < smallest.0 {
+                smallest = (c, i);
+            }
+        }
+        ElementScan {
+            inverted: volume.iter().position(|&v| v.is_nan() || v <= 0.0),
+            smallest_critical: smallest,
+        }
+    }
+
+    /// Runs of several tasks, ties for the smallest increment across runs, an inverted
+    /// element after a NaN one, and none: the first and the lowest index on any threads.
+    #[test]
+    fn the_scan_finds_the_first_inverted_element_and_the_lowest_smallest_increment() {
+        let n = 5 * ELEMENTS_PER_SCAN_TASK + 17;
+        let critical: Vec<f64> = (0..n).map(|i| 1.0 + ((i * 7919) % 1000) as f64).collect();
+        let mut tied = critical.clone();
+        for i in [
+            3 * ELEMENTS_PER_SCAN_TASK + 5,
+            ELEMENTS_PER_SCAN_TASK + 2,
+            n - 1,
+        ] {
+            tied[i] = 0.5;
+        }
+        let sound = vec![1.0; n];
+        let mut broken = sound.clone();
+        broken[4 * ELEMENTS_PER_SCAN_TASK + 1] = -1.0;
+        broken[2 * ELEMENTS_PER_SCAN_TASK + 9] = f64::NAN;
+        for threads in [1, 2, 3] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .expect("a pool");
+            for (v, c) in [(&sound, &critical), (&broken, &tied), (&sound, &tied)] {
+                assert_eq!(pool.install(|| scan_elements(v, c)), serial(v, c));
+            }
+        }
+        let found = scan_elements(&broken, &tied);
+        assert_eq!(found.inverted, Some(2 * ELEMENTS_PER_SCAN_TASK + 9));
+        assert_eq!(found.smallest_critical, (0.5, ELEMENTS_PER_SCAN_TASK + 2));
     }
 }
