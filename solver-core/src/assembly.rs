@@ -31,10 +31,13 @@ pub struct Assembly {
     pub mass: Vec<f64>,
     pub fixed: Vec<[bool; 3]>,
     pub initial_velocity: Vec<[f64; 3]>,
-    /// For node n, `node_slots[node_slot_start[n]..node_slot_start[n + 1]]` lists
-    /// `8 * element + local` of every element corner at n, ascending.
+    /// The element corners in node order: node n's are the slots
+    /// `node_slot_start[n]..node_slot_start[n + 1]`, ascending by element and corner, and
+    /// `corner_slot[e][l]` is the slot of element e's corner l. The element loop writes
+    /// each corner's force into its slot, so the assembly reads a node's forces in one
+    /// run, in a fixed order.
     pub node_slot_start: Vec<u32>,
-    pub node_slots: Vec<u32>,
+    pub corner_slot: Vec<[u32; 8]>,
     pub contacts: Vec<ContactPair>,
 }
 
@@ -88,7 +91,7 @@ pub fn assemble(model: &Model) -> Result<Assembly, InvalidParams> {
         fixed: Vec::new(),
         initial_velocity: Vec::new(),
         node_slot_start: Vec::new(),
-        node_slots: Vec::new(),
+        corner_slot: Vec::new(),
         contacts: Vec::new(),
     };
 
@@ -169,13 +172,17 @@ pub fn assemble(model: &Model) -> Result<Assembly, InvalidParams> {
         count[i + 1] += count[i];
     }
     let mut fill = count.clone();
-    asm.node_slots = vec![0; count[n] as usize];
-    for (e, conn) in asm.connectivity.iter().enumerate() {
-        for (l, &i) in conn.iter().enumerate() {
-            asm.node_slots[fill[i as usize] as usize] = (8 * e + l) as u32;
-            fill[i as usize] += 1;
-        }
-    }
+    asm.corner_slot = asm
+        .connectivity
+        .iter()
+        .map(|conn| {
+            conn.map(|i| {
+                let slot = fill[i as usize];
+                fill[i as usize] += 1;
+                slot
+            })
+        })
+        .collect();
     asm.node_slot_start = count;
 
     let node_set = |part: usize, set: &str| -> Vec<u32> {

@@ -15,6 +15,7 @@ use crate::solution::{Frame, History, Solution, StepSpan};
 use crate::SolveOptions;
 use impact_protocol::{EnergySummary, Model, SolveSummary, StepReport};
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 /// Below these counts a parallel loop's task costs more than the work it carries.
@@ -32,7 +33,10 @@ struct Elements {
     hourglass: Vec<f64>,
     critical: Vec<f64>,
     volume: Vec<f64>,
-    forces: Vec<[[f64; 3]; 8]>,
+    /// Each element corner's force, at its slot in node order (`Assembly::corner_slot`).
+    /// Every slot has one writer, the element of its corner, so relaxed atomic stores
+    /// (plain stores on x86-64) let the element tasks write them side by side in safe code.
+    corner_forces: Vec<[AtomicU64; 3]>,
 }
 
 /// Per-node state, one array per field.
@@ -62,7 +66,7 @@ pub fn run(model: &Model, options: &SolveOptions) -> Result<Solution, SolveError
         hourglass: vec![0.0; ne],
         critical: vec![0.0; ne],
         volume: vec![0.0; ne],
-        forces: vec![[[0.0; 3]; 8]; ne],
+        corner_forces: (0..8 * ne).map(|_| Default::default()).collect(),
     };
     let mut nodes = Nodes {
         x: asm.reference.clone(),
@@ -285,7 +289,7 @@ fn advance(
         time,
     );
 
-    let (x, v) = (&nodes.x, &nodes.v);
+    let (x, v, corner_forces) = (&nodes.x, &nodes.v, &el.corner_forces);
     (
         el.stress.par_chunks_mut(LANES),
         el.internal.par_chunks_mut(LANES),
@@ -293,14 +297,14 @@ fn advance(
         el.hourglass.par_chunks_mut(LANES),
         el.critical.par_chunks_mut(LANES),
         el.volume.par_chunks_mut(LANES),
-        el.forces.par_chunks_mut(LANES),
+        asm.corner_slot.par_chunks(LANES),
         asm.connectivity.par_chunks(LANES),
         asm.element_material.par_chunks(LANES),
     )
         .into_par_iter()
         .with_min_len(MIN_ELEMENTS_PER_TASK / LANES)
         .for_each(
-            |(stress, internal, viscous, hourglass, critical, volume, forces, conn, mats)| {
+            |(stress, internal, viscous, hourglass, critical, volume, slots, conn, mats)| {
                 // A short last batch fills its empty lanes with its first element again;
                 // their results are dropped.
                 let element = |lane: usize| if lane < conn.len() { lane } else { 0 };
@@ -325,11 +329,17 @@ fn advance(
                 let u = hex8::update_batch(&xe, &ve, &se, &mat, ctl, dt);
                 for lane in 0..conn.len() {
                     volume[lane] = u.volume.0[lane];
-                    if !hex8::sound(volume[lane]) {
+                    let sound = hex8::sound(volume[lane]);
+                    for (&slot, lanes) in slots[lane].iter().zip(u.forces.iter()) {
+                        for (atom, f) in corner_forces[slot as usize].iter().zip(lanes) {
+                            let f = if sound { f.0[lane] } else { 0.0 };
+                            atom.store(f.to_bits(), Ordering::Relaxed);
+                        }
+                    }
+                    if !sound {
                         // Inverted: the solve stops after this increment, on the volume.
                         stress[lane] = [0.0; 6];
                         critical[lane] = f64::INFINITY;
-                        forces[lane] = [[0.0; 3]; 8];
                         continue;
                     }
                     stress[lane] = u.stress.map(|c| c.0[lane]);
@@ -337,14 +347,11 @@ fn advance(
                     viscous[lane] += u.viscous_work.0[lane];
                     hourglass[lane] += u.hourglass_work.0[lane];
                     critical[lane] = u.critical_increment.0[lane];
-                    for (corner, lanes) in forces[lane].iter_mut().zip(u.forces.iter()) {
-                        *corner = [lanes[0].0[lane], lanes[1].0[lane], lanes[2].0[lane]];
-                    }
                 }
             },
         );
 
-    let forces = &el.forces;
+    let corner_forces = &el.corner_forces;
     nodes
         .f
         .par_iter_mut()
@@ -352,13 +359,11 @@ fn advance(
         .with_min_len(MIN_NODES_PER_TASK)
         .for_each(|(n, f)| {
             let mut sum = [0.0; 3];
-            for &slot in &asm.node_slots
-                [asm.node_slot_start[n] as usize..asm.node_slot_start[n + 1] as usize]
-            {
-                let c = forces[slot as usize / 8][slot as usize % 8];
-                sum[0] += c[0];
-                sum[1] += c[1];
-                sum[2] += c[2];
+            let slots = asm.node_slot_start[n] as usize..asm.node_slot_start[n + 1] as usize;
+            for corner in &corner_forces[slots] {
+                for (s, atom) in sum.iter_mut().zip(corner) {
+                    *s += f64::from_bits(atom.load(Ordering::Relaxed));
+                }
             }
             *f = sum;
         });
