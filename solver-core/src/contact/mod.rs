@@ -609,13 +609,20 @@ impl Interface {
             return 0.0;
         }
         self.find_pairs(x, dt, time_step_scale);
+        // Without friction and damping their forces stay zero, as they started: the
+        // passes over every node of the surface that keep them are skipped.
+        let law = self.pair.friction;
+        let zeta = self.pair.damping;
+        let tangential = law.is_some() || zeta > 0.0;
         self.normal.start();
-        self.friction.start();
-        self.damping.start();
         let nn = self.pair.nodes.len();
-        // Per secondary node: its normal force, the direction, and the force-weighted
-        // velocity of the main surface under it; then the friction and damping forces.
-        self.scratch.clear(nn);
+        if tangential {
+            self.friction.start();
+            self.damping.start();
+            // Per secondary node: its normal force, the direction, and the force-weighted
+            // velocity of the main surface under it; then the friction and damping forces.
+            self.scratch.clear(nn);
+        }
         let NodeScratch {
             pressed,
             direction,
@@ -635,9 +642,14 @@ impl Interface {
             for a in 0..4 {
                 let la = self.slot[fs[a] as usize] as usize;
                 let row: f64 = c[a].iter().sum();
-                pressed[la] += row;
                 for k in 0..3 {
                     self.normal.current[la][k] -= row * n[k];
+                }
+                if !tangential {
+                    continue;
+                }
+                pressed[la] += row;
+                for k in 0..3 {
                     direction[la][k] += row * n[k];
                 }
                 for (cc, &m) in fm.iter().enumerate() {
@@ -659,9 +671,7 @@ impl Interface {
         }
 
         // Friction and damping at the secondary nodes.
-        let law = self.pair.friction;
-        let zeta = self.pair.damping;
-        if law.is_some() || zeta > 0.0 {
+        if tangential {
             for la in 0..nn {
                 if pressed[la] <= 0.0 {
                     self.tangential[la] = [0.0; 3];
@@ -733,8 +743,10 @@ impl Interface {
         // work; friction and damping dissipate minus theirs.
         let nodes = &self.pair.nodes;
         self.stored_energy -= self.normal.work(nodes, v, dt);
-        self.friction_dissipation -= self.friction.work(nodes, v, dt);
-        self.damping_dissipation -= self.damping.work(nodes, v, dt);
+        if tangential {
+            self.friction_dissipation -= self.friction.work(nodes, v, dt);
+            self.damping_dissipation -= self.damping.work(nodes, v, dt);
+        }
         for (i, &n) in nodes.iter().enumerate() {
             let (fn_, ff, fd) = (
                 self.normal.current[i],
