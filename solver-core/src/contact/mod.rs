@@ -642,15 +642,15 @@ impl Interface {
             for a in 0..4 {
                 let la = self.slot[fs[a] as usize] as usize;
                 let row: f64 = c[a].iter().sum();
-                for k in 0..3 {
-                    self.normal.current[la][k] -= row * n[k];
+                for (f, nk) in self.normal.current[la].iter_mut().zip(n.iter()) {
+                    *f -= row * nk;
                 }
                 if !tangential {
                     continue;
                 }
                 pressed[la] += row;
-                for k in 0..3 {
-                    direction[la][k] += row * n[k];
+                for (d, nk) in direction[la].iter_mut().zip(n.iter()) {
+                    *d += row * nk;
                 }
                 for (cc, &m) in fm.iter().enumerate() {
                     let vm = v[m as usize];
