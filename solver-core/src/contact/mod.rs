@@ -42,8 +42,9 @@ struct PairRecord {
 
 /// A face's box grows by this fraction of its largest extent (on every side) for the
 /// search: the candidate lists then hold until some face leaves its grown box. A tenth
-/// keeps the lists short (about 1.4 times the faces a box overlaps on a surface) and lets
-/// a face move a tenth of its size, hundreds of increments at a stable increment.
+/// keeps the lists short and lets a face move a tenth of its box's size first: at a stable
+/// increment a node moves a small fraction of an element an increment, so the lists last
+/// hundreds of increments (the Hertz spheres search once in a whole impact).
 const SEARCH_SKIN: f64 = 0.1;
 
 /// One task's share of the face pairs: the candidate lists of its faces from the last
