@@ -44,7 +44,6 @@ struct Nodes {
     x: Vec<[f64; 3]>,
     v: Vec<[f64; 3]>,
     a: Vec<[f64; 3]>,
-    f: Vec<[f64; 3]>,
 }
 
 pub fn run(model: &Model, options: &SolveOptions) -> Result<Solution, SolveError> {
@@ -72,7 +71,6 @@ pub fn run(model: &Model, options: &SolveOptions) -> Result<Solution, SolveError
         x: asm.reference.clone(),
         v: asm.initial_velocity.clone(),
         a: vec![[0.0; 3]; nn],
-        f: vec![[0.0; 3]; nn],
     };
     el.critical
         .par_iter_mut()
@@ -357,36 +355,30 @@ fn advance(
             },
         );
 
-    let corner_forces = &el.corner_forces;
-    nodes
-        .f
-        .par_iter_mut()
-        .enumerate()
-        .with_min_len(MIN_NODES_PER_TASK)
-        .for_each(|(n, f)| {
-            let mut sum = [0.0; 3];
-            let slots = asm.node_slot_start[n] as usize..asm.node_slot_start[n + 1] as usize;
-            for corner in &corner_forces[slots] {
-                for (s, atom) in sum.iter_mut().zip(corner) {
-                    *s += f64::from_bits(atom.load(Ordering::Relaxed));
-                }
-            }
-            *f = sum;
-        });
+    contacts.apply(&nodes.x, &nodes.v, dt, time);
+    gravity.account_work(&nodes.v, &asm.mass, &asm.fixed, dt);
 
-    contacts.apply(&nodes.x, &nodes.v, dt, time, &mut nodes.f);
-    gravity.apply(&mut nodes.f, &nodes.v, &asm.mass, &asm.fixed, dt);
-
-    // a(n+1) = f / m; v(n+1) = v(n+1/2) + dt/2 a(n+1).
+    // Node by node, in one pass: f = the element corners' forces (in slot order), then
+    // each contact's, then gravity; a(n+1) = f / m; v(n+1) = v(n+1/2) + dt/2 a(n+1).
+    let (corner_forces, contacts, gravity) = (&el.corner_forces, &*contacts, &*gravity);
     nodes
         .a
         .par_iter_mut()
         .zip(nodes.v.par_iter_mut())
-        .zip(nodes.f.par_iter())
         .zip(asm.mass.par_iter())
         .zip(asm.fixed.par_iter())
+        .enumerate()
         .with_min_len(MIN_NODES_PER_TASK)
-        .for_each(|((((a, v), f), m), fixed)| {
+        .for_each(|(n, (((a, v), m), fixed))| {
+            let mut f = [0.0; 3];
+            let slots = asm.node_slot_start[n] as usize..asm.node_slot_start[n + 1] as usize;
+            for corner in &corner_forces[slots] {
+                for (s, atom) in f.iter_mut().zip(corner) {
+                    *s += f64::from_bits(atom.load(Ordering::Relaxed));
+                }
+            }
+            contacts.add_forces_at(n, &mut f);
+            gravity.add_force(&mut f, *m, fixed);
             for k in 0..3 {
                 a[k] = if fixed[k] { 0.0 } else { f[k] / m };
                 v[k] = if fixed[k] {

@@ -15,24 +15,29 @@ impl Gravity {
         }
     }
 
-    /// Add m g into `forces` and the work over the increment whose velocities were `v`
-    /// (the force is constant, so m g . v dt is its exact work).
-    pub fn apply(
-        &mut self,
-        forces: &mut [[f64; 3]],
-        v: &[[f64; 3]],
-        mass: &[f64],
-        fixed: &[[bool; 3]],
-        dt: f64,
-    ) {
+    /// Add m g into the force `f` of a node of mass `m` on its free degrees of freedom.
+    #[inline]
+    pub fn add_force(&self, f: &mut [f64; 3], m: f64, fixed: &[bool; 3]) {
+        let Some(g) = self.g else {
+            return;
+        };
+        for k in 0..3 {
+            if !fixed[k] {
+                f[k] += m * g[k];
+            }
+        }
+    }
+
+    /// Account the work over the increment whose velocities were `v` (the force is
+    /// constant, so m g . v dt is its exact work), node by node in order.
+    pub fn account_work(&mut self, v: &[[f64; 3]], mass: &[f64], fixed: &[[bool; 3]], dt: f64) {
         let Some(g) = self.g else {
             return;
         };
         let mut work = 0.0;
-        for (((f, v), m), fixed) in forces.iter_mut().zip(v).zip(mass).zip(fixed) {
+        for ((v, m), fixed) in v.iter().zip(mass).zip(fixed) {
             for k in 0..3 {
                 if !fixed[k] {
-                    f[k] += m * g[k];
                     work += m * g[k] * v[k] * dt;
                 }
             }

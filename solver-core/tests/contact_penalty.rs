@@ -41,8 +41,7 @@ fn force(model: &Model, dt0: f64, dt: f64) -> f64 {
     let mut contacts = Contacts::new(model, &asm, dt0, alpha, vec![Vec::new()]);
     let x = asm.reference.clone();
     let v = vec![[0.0; 3]; x.len()];
-    let mut f = vec![[0.0; 3]; x.len()];
-    contacts.apply(&x, &v, dt, dt, &mut f);
+    contacts.apply(&x, &v, dt, dt);
     contacts.last_forces()[0]
 }
 

@@ -1,8 +1,9 @@
 //! Penalty contact: the boundary the integrator calls. Once per increment `apply` finds
 //! the face pairs of every contact (from candidate lists that a bucket grid search renews
 //! only when a face leaves the box it was searched with), integrates them segment to
-//! segment in parallel into private records, and adds the forces into the nodes in face
-//! order, so the same bits come out on any thread count. Friction and
+//! segment in parallel into private records, and sums the forces onto the nodes in face
+//! order, so the same bits come out on any thread count; the node update adds them
+//! (`add_forces_at`). Friction and
 //! damping act at the secondary nodes. Each contact keeps the energy its springs hold,
 //! what friction and damping dissipated, and its report; rigid walls ride along (their
 //! impulses act right after the position update, `hold_at_walls`).
@@ -253,16 +254,9 @@ impl Contacts {
         }
     }
 
-    /// Add the contact forces at positions `x` (end of the increment) into `forces`, and
-    /// the work done over the increment whose velocities were `v`.
-    pub fn apply(
-        &mut self,
-        x: &[[f64; 3]],
-        v: &[[f64; 3]],
-        dt: f64,
-        time: f64,
-        forces: &mut [[f64; 3]],
-    ) {
+    /// The contact forces at positions `x` (end of the increment), for `add_forces_at` to
+    /// add node by node, and the work done over the increment whose velocities were `v`.
+    pub fn apply(&mut self, x: &[[f64; 3]], v: &[[f64; 3]], dt: f64, time: f64) {
         // Clear every contact's nodes first: a node may belong to several contacts.
         for it in &self.interfaces {
             for &n in &it.pair.nodes {
@@ -277,9 +271,30 @@ impl Contacts {
                 dt,
                 time,
                 self.time_step_scale,
-                forces,
                 (&mut self.nodal_force, &mut self.nodal_normal),
             );
+        }
+    }
+
+    /// Add the last increment's contact forces on global node `n` into `f`: each
+    /// contact's normal, friction and damping force in turn, in contact order (so the
+    /// node update adds them as they were added to an assembled force before).
+    #[inline]
+    pub fn add_forces_at(&self, n: usize, f: &mut [f64; 3]) {
+        for it in &self.interfaces {
+            let Some(&la) = it.slot.get(n) else { continue };
+            if la == u32::MAX {
+                continue;
+            }
+            let la = la as usize;
+            let (fn_, ff, fd) = (
+                it.normal.current[la],
+                it.friction.current[la],
+                it.damping.current[la],
+            );
+            for k in 0..3 {
+                f[k] += fn_[k] + ff[k] + fd[k];
+            }
         }
     }
 
@@ -593,8 +608,8 @@ impl Interface {
             });
     }
 
-    /// One increment of this contact; returns its total normal force. What it adds to
-    /// `forces` it adds to `nodal.0` too, and its normal part to `nodal.1`.
+    /// One increment of this contact; returns its total normal force. Its nodal forces
+    /// are added to `nodal.0`, and their normal part to `nodal.1`.
     #[allow(clippy::too_many_arguments)]
     fn apply(
         &mut self,
@@ -603,7 +618,6 @@ impl Interface {
         dt: f64,
         time: f64,
         time_step_scale: f64,
-        forces: &mut [[f64; 3]],
         nodal: (&mut [[f64; 3]], &mut [[f64; 3]]),
     ) -> f64 {
         if self.pair.faces.is_empty() {
@@ -756,9 +770,7 @@ impl Interface {
             );
             let n = n as usize;
             for k in 0..3 {
-                let all = fn_[k] + ff[k] + fd[k];
-                forces[n][k] += all;
-                nodal.0[n][k] += all;
+                nodal.0[n][k] += fn_[k] + ff[k] + fd[k];
                 nodal.1[n][k] += fn_[k] + fd[k];
             }
         }
