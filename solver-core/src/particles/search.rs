@@ -5,6 +5,7 @@
 //! Pairs keep their collision state across rebuilds.
 
 use super::contact::{carry_over, keep_open, Contact, Other};
+use super::pairs::Geometry;
 use super::setup::Setup;
 use rayon::prelude::*;
 
@@ -33,6 +34,8 @@ const HALF_STENCIL: [[i64; 3]; 13] = [
 #[derive(Clone, Debug)]
 pub struct NeighbourList {
     pub contacts: Vec<Contact>,
+    /// What the placement's pass over every pair reads, beside `contacts`.
+    pub geometry: Geometry,
     /// Positions at the last build.
     anchor: Vec<[f64; 3]>,
     skin: f64,
@@ -44,6 +47,7 @@ impl NeighbourList {
         let r_max = setup.radius.iter().copied().fold(0.0, f64::max);
         let mut list = NeighbourList {
             contacts: Vec::new(),
+            geometry: Geometry::default(),
             anchor: Vec::new(),
             skin: SKIN_PER_RADIUS * r_max,
             rebuilds: 0,
@@ -78,9 +82,24 @@ impl NeighbourList {
         // Carry the state of pairs found again; keep open collisions even if the pair
         // left the list's reach in one increment.
         let old = std::mem::take(&mut self.contacts);
-        let (_, orphans) = carry_over(&mut fresh, old);
-        keep_open(&mut fresh, orphans);
+        let (carried, orphans) = carry_over(&mut fresh, old);
+        let mut new_to_list: Vec<bool> = carried.iter().map(|&kept| !kept).collect();
+        if !orphans.is_empty() {
+            // The kept collisions move the indices; they are not new to the list.
+            let new_keys: Vec<(u32, u32)> = fresh
+                .iter()
+                .zip(&new_to_list)
+                .filter(|(_, &new)| new)
+                .map(|(c, _)| c.key())
+                .collect();
+            keep_open(&mut fresh, orphans);
+            new_to_list = fresh
+                .iter()
+                .map(|c| new_keys.binary_search(&c.key()).is_ok())
+                .collect();
+        }
         self.contacts = fresh;
+        self.geometry = Geometry::of(&self.contacts, setup, new_to_list);
         self.anchor = x.to_vec();
         self.rebuilds += 1;
     }

@@ -44,7 +44,16 @@ impl<'a> Integrator<'a> {
         let mut walls = walls::contacts(setup, &x, pairs.skin());
         let mut pair_live = Live::default();
         let mut wall_live = Live::default();
-        pairs::place(&mut pairs.contacts, &mut pair_live, setup, &x, 0.0, 0.0);
+        pairs::place(
+            &mut pairs.contacts,
+            &mut pairs.geometry,
+            &mut pair_live,
+            setup,
+            &x,
+            &x,
+            0.0,
+            0.0,
+        );
         walls::place(&mut walls, &mut wall_live, setup, &x, 0.0, 0.0);
         Integrator {
             setup,
@@ -104,9 +113,11 @@ impl<'a> Integrator<'a> {
         }
         pairs::place(
             &mut self.pairs.contacts,
+            &mut self.pairs.geometry,
             &mut self.pair_live,
             self.setup,
             &self.x,
+            &self.previous,
             t_end,
             dt,
         );
