@@ -47,19 +47,22 @@ impl NeighbourList {
         self.skin
     }
 
-    /// True when some sphere has moved more than half the skin since the last build (two
-    /// such spheres may have closed the whole skin between them).
-    pub fn stale(&self, x: &[[f64; 3]]) -> bool {
+    /// The positions at the last build.
+    pub fn anchor(&self) -> &[[f64; 3]] {
+        &self.anchor
+    }
+
+    /// True when a sphere now at `p`, at `a` at the last build, has moved more than half
+    /// the skin: two such spheres may have closed the whole skin between them, so the list
+    /// is stale. The integrator asks it of every sphere as it drifts them.
+    #[inline]
+    pub fn moved_out(&self, p: &[f64; 3], a: &[f64; 3]) -> bool {
         let limit = 0.25 * self.skin * self.skin;
-        x.par_iter()
-            .zip(self.anchor.par_iter())
-            .with_min_len(super::MIN_PER_TASK)
-            .any(|(p, a)| {
-                let d = [p[0] - a[0], p[1] - a[1], p[2] - a[2]];
-                // A non-finite position also asks for a rebuild; the integrator reports it.
-                let moved = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-                moved > limit || moved.is_nan()
-            })
+        let d = [p[0] - a[0], p[1] - a[1], p[2] - a[2]];
+        // A non-finite position (a NaN here) also asks for a rebuild; the integrator
+        // reports it.
+        let moved = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+        (moved > limit) | moved.is_nan()
     }
 
     pub fn rebuild(&mut self, setup: &Setup, x: &[[f64; 3]]) {
