@@ -116,16 +116,32 @@ fn cell_of(p: &[f64; 3], size: f64) -> [i64; 3] {
     ]
 }
 
-/// The 27 cells around and including a cell.
-const STENCIL: [[i64; 3]; 27] = {
-    let mut s = [[0i64; 3]; 27];
+/// The multipliers of the cell hash's linear part.
+const HASH: [u64; 3] = [
+    0x9E37_79B9_7F4A_7C15,
+    0xC2B2_AE3D_27D4_EB4F,
+    0x1656_67B1_9E37_79F9,
+];
+
+/// The linear part of a cell's hash, modulo 2^64: a neighbour's is the cell's plus its
+/// offset's (`STENCIL`), so the 27 cells around a sphere's cost an addition each.
+const fn linear(cell: [i64; 3]) -> u64 {
+    (cell[0] as u64)
+        .wrapping_mul(HASH[0])
+        .wrapping_add((cell[1] as u64).wrapping_mul(HASH[1]))
+        .wrapping_add((cell[2] as u64).wrapping_mul(HASH[2]))
+}
+
+/// The linear parts of the offsets to the 27 cells around and including a cell.
+const STENCIL: [u64; 27] = {
+    let mut s = [0u64; 27];
     let mut k = 0;
     while k < 27 {
-        s[k] = [
+        s[k] = linear([
             (k % 3) as i64 - 1,
             ((k / 3) % 3) as i64 - 1,
             (k / 9) as i64 - 1,
-        ];
+        ]);
         k += 1;
     }
     s
@@ -149,11 +165,12 @@ struct Buckets {
 
 impl Buckets {
     fn bucket(&self, cell: [i64; 3]) -> u32 {
-        // A multiplicative hash of the three cell numbers; the top bits are the best mixed.
-        let h = (cell[0] as u64)
-            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
-            .wrapping_add((cell[1] as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F))
-            .wrapping_add((cell[2] as u64).wrapping_mul(0x1656_67B1_9E37_79F9));
+        self.mix(linear(cell))
+    }
+
+    /// The bucket of a cell from its `linear` part: the top bits, the best mixed.
+    #[inline]
+    fn mix(&self, h: u64) -> u32 {
         let h = (h ^ (h >> 29)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         (h >> (64 - self.bits)) as u32
     }
@@ -227,23 +244,18 @@ fn candidates(setup: &Setup, x: &[[f64; 3]], skin: f64, buckets: &mut Buckets) -
         .fold_chunks(
             super::MIN_PER_TASK,
             || (Vec::new(), Vec::new()),
-            |(mut out, mut partners): (Vec<[u32; 3]>, Vec<u32>), i| {
-                let cell = cell_of(&x[i], size);
+            |(mut out, mut partners): (Vec<[u32; 3]>, Vec<[u32; 3]>), i| {
+                let base = linear(cell_of(&x[i], size));
                 partners.clear();
                 for off in STENCIL {
-                    let b = buckets.bucket([
-                        cell[0].wrapping_add(off[0]),
-                        cell[1].wrapping_add(off[1]),
-                        cell[2].wrapping_add(off[2]),
-                    ]);
-                    let m = buckets.members(b);
+                    let m = buckets.members(buckets.mix(base.wrapping_add(off)));
                     let above = m.partition_point(|&j| j as usize <= i);
-                    partners.extend(&m[above..]);
+                    partners.extend(m[above..].iter().filter_map(|&j| close(i, j as usize)));
                 }
-                // Two of the 27 cells in one bucket list its spheres twice.
+                // Key order; two of the 27 cells in one bucket list its pairs twice.
                 partners.sort_unstable();
                 partners.dedup();
-                out.extend(partners.iter().filter_map(|&j| close(i, j as usize)));
+                out.extend_from_slice(&partners);
                 (out, partners)
             },
         )
