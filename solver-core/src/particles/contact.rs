@@ -87,10 +87,24 @@ impl Contact {
     /// `t - dt`) from the overlap and the normal; open or end the collision. Touch and
     /// release times are interpolated linearly in the overlap between the two.
     pub fn place(&mut self, law: &Law, overlap: f64, normal: [f64; 3], t: f64, dt: f64) {
-        self.previous_overlap = self.overlap;
+        self.place_after(self.overlap, law, overlap, normal, t, dt);
+    }
+
+    /// `place` with the overlap at the positions before given (`before`) rather than read
+    /// from the record: the pairs' placement leaves the records of pairs far apart alone,
+    /// so theirs is computed again from those positions when they come close.
+    pub fn place_after(
+        &mut self,
+        before: f64,
+        law: &Law,
+        overlap: f64,
+        normal: [f64; 3],
+        t: f64,
+        dt: f64,
+    ) {
+        self.previous_overlap = before;
         self.overlap = overlap;
         self.normal = normal;
-        let before = self.previous_overlap;
         if overlap > 0.0 {
             self.elastic = super::laws::elastic_force(self.c, law.n, overlap);
             match &mut self.open {

@@ -1,41 +1,28 @@
-//! The neighbour search: a cell list (cells of one diameter plus a skin, found by sorting
-//! the particles by cell) builds a list of candidate pairs closer than their radii plus
-//! the skin; the list is kept until some sphere has moved half the skin, so the search
+//! The neighbour search: a cell list (cells of one diameter plus a skin, the particles
+//! put in hashed buckets of cells by a counting sort) builds a list of candidate pairs
+//! closer than their radii plus the skin, sphere by sphere in key order; the list is kept until some sphere has moved half the skin, so the search
 //! runs now and then and its cost grows with the number of spheres, not its square.
 //! Pairs keep their collision state across rebuilds.
 
-use super::contact::{carry_over, keep_open, Contact, Other};
+use super::contact::{Contact, Other};
+use super::pairs::Geometry;
 use super::setup::Setup;
 use rayon::prelude::*;
 
 /// The skin as a fraction of the largest radius.
 const SKIN_PER_RADIUS: f64 = 0.3;
 
-/// The 13 neighbour cells "after" a cell (the other 13 see it as theirs), so each pair of
-/// cells is visited once.
-const HALF_STENCIL: [[i64; 3]; 13] = [
-    [1, 0, 0],
-    [-1, 1, 0],
-    [0, 1, 0],
-    [1, 1, 0],
-    [-1, -1, 1],
-    [0, -1, 1],
-    [1, -1, 1],
-    [-1, 0, 1],
-    [0, 0, 1],
-    [1, 0, 1],
-    [-1, 1, 1],
-    [0, 1, 1],
-    [1, 1, 1],
-];
-
 /// Candidate sphere pairs, each once as (lower id, higher id), sorted.
 #[derive(Clone, Debug)]
 pub struct NeighbourList {
     pub contacts: Vec<Contact>,
+    /// What the placement's pass over every pair reads, beside `contacts`.
+    pub geometry: Geometry,
     /// Positions at the last build.
     anchor: Vec<[f64; 3]>,
     skin: f64,
+    /// The cell sort's buffers, kept for the next rebuild.
+    buckets: Buckets,
     pub rebuilds: u64,
 }
 
@@ -44,8 +31,10 @@ impl NeighbourList {
         let r_max = setup.radius.iter().copied().fold(0.0, f64::max);
         let mut list = NeighbourList {
             contacts: Vec::new(),
+            geometry: Geometry::default(),
             anchor: Vec::new(),
             skin: SKIN_PER_RADIUS * r_max,
+            buckets: Buckets::default(),
             rebuilds: 0,
         };
         list.rebuild(setup, x);
@@ -58,30 +47,62 @@ impl NeighbourList {
         self.skin
     }
 
-    /// True when some sphere has moved more than half the skin since the last build (two
-    /// such spheres may have closed the whole skin between them).
-    pub fn stale(&self, x: &[[f64; 3]]) -> bool {
+    /// The positions at the last build.
+    pub fn anchor(&self) -> &[[f64; 3]] {
+        &self.anchor
+    }
+
+    /// True when a sphere now at `p`, at `a` at the last build, has moved more than half
+    /// the skin: two such spheres may have closed the whole skin between them, so the list
+    /// is stale. The integrator asks it of every sphere as it drifts them.
+    #[inline]
+    pub fn moved_out(&self, p: &[f64; 3], a: &[f64; 3]) -> bool {
         let limit = 0.25 * self.skin * self.skin;
-        x.par_iter()
-            .zip(self.anchor.par_iter())
-            .with_min_len(super::MIN_PER_TASK)
-            .any(|(p, a)| {
-                let d = [p[0] - a[0], p[1] - a[1], p[2] - a[2]];
-                // A non-finite position also asks for a rebuild; the integrator reports it.
-                let moved = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-                moved > limit || moved.is_nan()
-            })
+        let d = [p[0] - a[0], p[1] - a[1], p[2] - a[2]];
+        // A non-finite position (a NaN here) also asks for a rebuild; the integrator
+        // reports it.
+        let moved = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+        (moved > limit) | moved.is_nan()
     }
 
     pub fn rebuild(&mut self, setup: &Setup, x: &[[f64; 3]]) {
-        let mut fresh = candidates(setup, x, self.skin);
-        // Carry the state of pairs found again; keep open collisions even if the pair
-        // left the list's reach in one increment.
+        let found = candidates(setup, x, self.skin, &mut self.buckets);
+        // One merge of the old list (ascending by key) with the pairs found (ascending):
+        // a pair found again keeps its record and state, a collision still open is kept
+        // even if its pair left the list's reach in one increment, and each record is
+        // written once. (The walls' list does the same with `carry_over` and `keep_open`.)
         let old = std::mem::take(&mut self.contacts);
-        let (_, orphans) = carry_over(&mut fresh, old);
-        keep_open(&mut fresh, orphans);
-        self.contacts = fresh;
-        self.anchor = x.to_vec();
+        let mut contacts = Vec::with_capacity(found.len());
+        let mut new_to_list = Vec::with_capacity(found.len());
+        let fresh = |&[i, j, interaction]: &[u32; 3]| {
+            Contact::new(
+                i,
+                Other::Sphere(j),
+                interaction,
+                setup.pair_stiffness(interaction, i as usize, j as usize),
+            )
+        };
+        let mut next = found.iter().peekable();
+        for c in old {
+            let key = c.key();
+            while let Some(f) = next.next_if(|f| (f[0], f[1]) < key) {
+                contacts.push(fresh(f));
+                new_to_list.push(true);
+            }
+            let again = next.next_if(|f| (f[0], f[1]) == key).is_some();
+            if again || c.open.is_some() {
+                contacts.push(c);
+                new_to_list.push(false);
+            }
+        }
+        for f in next {
+            contacts.push(fresh(f));
+            new_to_list.push(true);
+        }
+        self.contacts = contacts;
+        self.geometry = Geometry::of(&self.contacts, setup, new_to_list);
+        self.anchor.clear();
+        self.anchor.extend_from_slice(x);
         self.rebuilds += 1;
     }
 }
@@ -95,29 +116,120 @@ fn cell_of(p: &[f64; 3], size: f64) -> [i64; 3] {
     ]
 }
 
-/// Pairs of spheres closer than their radii plus the skin whose groups have a law.
-fn candidates(setup: &Setup, x: &[[f64; 3]], skin: f64) -> Vec<Contact> {
+/// The multipliers of the cell hash's linear part.
+const HASH: [u64; 3] = [
+    0x9E37_79B9_7F4A_7C15,
+    0xC2B2_AE3D_27D4_EB4F,
+    0x1656_67B1_9E37_79F9,
+];
+
+/// The linear part of a cell's hash, modulo 2^64: a neighbour's is the cell's plus its
+/// offset's (`STENCIL`), so the 27 cells around a sphere's cost an addition each.
+const fn linear(cell: [i64; 3]) -> u64 {
+    (cell[0] as u64)
+        .wrapping_mul(HASH[0])
+        .wrapping_add((cell[1] as u64).wrapping_mul(HASH[1]))
+        .wrapping_add((cell[2] as u64).wrapping_mul(HASH[2]))
+}
+
+/// The linear parts of the offsets to the 27 cells around and including a cell.
+const STENCIL: [u64; 27] = {
+    let mut s = [0u64; 27];
+    let mut k = 0;
+    while k < 27 {
+        s[k] = linear([
+            (k % 3) as i64 - 1,
+            ((k / 3) % 3) as i64 - 1,
+            (k / 9) as i64 - 1,
+        ]);
+        k += 1;
+    }
+    s
+};
+
+/// The spheres sorted by cell with a counting sort: each cell is hashed into one of a
+/// power of two buckets (at least twice the spheres), and the bucket holds its spheres'
+/// ids in increasing order. Cells far apart may share a bucket; the distance test sorts
+/// them out, so memory stays bounded however far the spheres spread, and nothing is
+/// sorted by comparison. The buffers are kept from one rebuild to the next.
+#[derive(Clone, Debug, Default)]
+struct Buckets {
+    /// log2 of the number of buckets.
+    bits: u32,
+    /// The bucket of each sphere.
+    of: Vec<u32>,
+    /// Where each bucket's ids begin in `ids` (one more entry than buckets).
+    start: Vec<u32>,
+    ids: Vec<u32>,
+}
+
+impl Buckets {
+    fn bucket(&self, cell: [i64; 3]) -> u32 {
+        self.mix(linear(cell))
+    }
+
+    /// The bucket of a cell from its `linear` part: the top bits, the best mixed.
+    #[inline]
+    fn mix(&self, h: u64) -> u32 {
+        let h = (h ^ (h >> 29)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        (h >> (64 - self.bits)) as u32
+    }
+
+    fn fill(&mut self, x: &[[f64; 3]], size: f64) {
+        let n = x.len();
+        self.bits = (2 * n).next_power_of_two().trailing_zeros().max(1);
+        let buckets = 1usize << self.bits;
+        let mut of = std::mem::take(&mut self.of);
+        of.clear();
+        of.par_extend(
+            x.par_iter()
+                .with_min_len(super::MIN_PER_TASK)
+                .map(|p| self.bucket(cell_of(p, size))),
+        );
+        self.of = of;
+        self.start.clear();
+        self.start.resize(buckets + 1, 0);
+        for &b in &self.of {
+            self.start[b as usize + 1] += 1;
+        }
+        for b in 0..buckets {
+            self.start[b + 1] += self.start[b];
+        }
+        // Scatter in id order, so each bucket lists its ids ascending; `start` is moved
+        // on as it fills and set back after.
+        self.ids.clear();
+        self.ids.resize(n, 0);
+        for (i, &b) in self.of.iter().enumerate() {
+            let slot = &mut self.start[b as usize];
+            self.ids[*slot as usize] = i as u32;
+            *slot += 1;
+        }
+        for b in (1..=buckets).rev() {
+            self.start[b] = self.start[b - 1];
+        }
+        self.start[0] = 0;
+    }
+
+    fn members(&self, bucket: u32) -> &[u32] {
+        let b = bucket as usize;
+        &self.ids[self.start[b] as usize..self.start[b + 1] as usize]
+    }
+}
+
+/// Pairs of spheres closer than their radii plus the skin whose groups have a law, as
+/// (lower id, higher id, interaction), in key order: each sphere finds its partners of higher id in the 27 cells around its own, so
+/// the list comes out sorted sphere by sphere, in fixed chunks of spheres, whatever the
+/// number of threads.
+fn candidates(setup: &Setup, x: &[[f64; 3]], skin: f64, buckets: &mut Buckets) -> Vec<[u32; 3]> {
     let n = x.len();
     if n < 2 {
         return Vec::new();
     }
     let r_max = setup.radius.iter().copied().fold(0.0, f64::max);
     let size = 2.0 * r_max + skin;
-    let mut keyed: Vec<([i64; 3], u32)> = x
-        .par_iter()
-        .enumerate()
-        .map(|(i, p)| (cell_of(p, size), i as u32))
-        .collect();
-    keyed.par_sort_unstable();
-    let mut cells: Vec<([i64; 3], usize, usize)> = Vec::new();
-    let mut start = 0;
-    for k in 1..=n {
-        if k == n || keyed[k].0 != keyed[start].0 {
-            cells.push((keyed[start].0, start, k));
-            start = k;
-        }
-    }
-    let close = |i: usize, j: usize| -> Option<Contact> {
+    buckets.fill(x, size);
+    let buckets = &*buckets;
+    let close = |i: usize, j: usize| -> Option<[u32; 3]> {
         let (a, b) = (x[i], x[j]);
         let d = [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
         let reach = setup.radius[i] + setup.radius[j] + skin;
@@ -125,42 +237,30 @@ fn candidates(setup: &Setup, x: &[[f64; 3]], skin: f64) -> Vec<Contact> {
             return None;
         }
         let interaction = setup.pair_interaction(i, j)?;
-        let (lo, hi) = if i < j { (i, j) } else { (j, i) };
-        Some(Contact::new(
-            lo as u32,
-            Other::Sphere(hi as u32),
-            interaction,
-            setup.pair_stiffness(interaction, lo, hi),
-        ))
+        Some([i as u32, j as u32, interaction])
     };
-    let mut found: Vec<Contact> = cells
-        .par_iter()
-        .flat_map_iter(|&(key, lo, hi)| {
-            let mut out = Vec::new();
-            for a in lo..hi {
-                let i = keyed[a].1 as usize;
-                for item in &keyed[a + 1..hi] {
-                    out.extend(close(i, item.1 as usize));
+    (0..n)
+        .into_par_iter()
+        .fold_chunks(
+            super::MIN_PER_TASK,
+            || (Vec::new(), Vec::new()),
+            |(mut out, mut partners): (Vec<[u32; 3]>, Vec<[u32; 3]>), i| {
+                let base = linear(cell_of(&x[i], size));
+                partners.clear();
+                for off in STENCIL {
+                    let m = buckets.members(buckets.mix(base.wrapping_add(off)));
+                    let above = m.partition_point(|&j| j as usize <= i);
+                    partners.extend(m[above..].iter().filter_map(|&j| close(i, j as usize)));
                 }
-            }
-            for off in HALF_STENCIL {
-                let nk = [key[0] + off[0], key[1] + off[1], key[2] + off[2]];
-                if let Ok(c) = cells.binary_search_by(|probe| probe.0.cmp(&nk)) {
-                    let (nlo, nhi) = (cells[c].1, cells[c].2);
-                    for a in lo..hi {
-                        let i = keyed[a].1 as usize;
-                        for item in &keyed[nlo..nhi] {
-                            out.extend(close(i, item.1 as usize));
-                        }
-                    }
-                }
-            }
-            out
-        })
-        .collect();
-    // Pairs are unique, so the order is the same on any number of threads.
-    found.par_sort_unstable_by_key(Contact::key);
-    found
+                // Key order; two of the 27 cells in one bucket list its pairs twice.
+                partners.sort_unstable();
+                partners.dedup();
+                out.extend_from_slice(&partners);
+                (out, partners)
+            },
+        )
+        .flat_map_iter(|(out, _)| out)
+        .collect()
 }
 
 #[cfg(test)]

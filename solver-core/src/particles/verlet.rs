@@ -44,7 +44,16 @@ impl<'a> Integrator<'a> {
         let mut walls = walls::contacts(setup, &x, pairs.skin());
         let mut pair_live = Live::default();
         let mut wall_live = Live::default();
-        pairs::place(&mut pairs.contacts, &mut pair_live, setup, &x, 0.0, 0.0);
+        pairs::place(
+            &mut pairs.contacts,
+            &mut pairs.geometry,
+            &mut pair_live,
+            setup,
+            &x,
+            &x,
+            0.0,
+            0.0,
+        );
         walls::place(&mut walls, &mut wall_live, setup, &x, 0.0, 0.0);
         Integrator {
             setup,
@@ -67,19 +76,42 @@ impl<'a> Integrator<'a> {
     /// Advance from `t_end - dt` to `t_end`.
     pub fn increment(&mut self, t_end: f64, dt: f64) -> Result<(), SolveError> {
         let half = 0.5 * dt;
-        self.kick(half);
+        self.gravity(half);
+        self.kick_by_contacts(half);
         std::mem::swap(&mut self.x, &mut self.previous);
-        self.x
-            .par_iter_mut()
-            .zip(self.previous.par_iter())
-            .zip(self.v.par_iter())
-            .with_min_len(super::MIN_PER_TASK)
-            .for_each(|((x, p), v)| {
-                x[0] = p[0] + dt * v[0];
-                x[1] = p[1] + dt * v[1];
-                x[2] = p[2] + dt * v[2];
-            });
-        if self.pairs.stale(&self.x) {
+        // One pass over the spheres: the drift, gravity's share of the second half kick
+        // (nothing between reads the velocities: the placement reads only positions) and
+        // the staleness test of the neighbour list; the same operations on the same values
+        // as three passes, in one fork and join.
+        let g = self.setup.gravity;
+        let pull = g != [0.0; 3];
+        let pairs = &self.pairs;
+        let stale = self
+            .x
+            .par_chunks_mut(CHUNK)
+            .zip(self.previous.par_chunks(CHUNK))
+            .zip(self.v.par_chunks_mut(CHUNK))
+            .zip(pairs.anchor().par_chunks(CHUNK))
+            .map(|(((x, p), v), a)| {
+                // Plain loops without early exits, so they vectorise.
+                for ((x, p), v) in x.iter_mut().zip(p).zip(v.iter()) {
+                    x[0] = p[0] + dt * v[0];
+                    x[1] = p[1] + dt * v[1];
+                    x[2] = p[2] + dt * v[2];
+                }
+                if pull {
+                    for v in v.iter_mut() {
+                        v[0] += half * g[0];
+                        v[1] += half * g[1];
+                        v[2] += half * g[2];
+                    }
+                }
+                x.iter()
+                    .zip(a)
+                    .fold(false, |out, (x, a)| out | pairs.moved_out(x, a))
+            })
+            .reduce(|| false, |a, b| a | b);
+        if stale {
             if let Some(i) = self
                 .x
                 .par_iter()
@@ -104,9 +136,11 @@ impl<'a> Integrator<'a> {
         }
         pairs::place(
             &mut self.pairs.contacts,
+            &mut self.pairs.geometry,
             &mut self.pair_live,
             self.setup,
             &self.x,
+            &self.previous,
             t_end,
             dt,
         );
@@ -118,11 +152,12 @@ impl<'a> Integrator<'a> {
             t_end,
             dt,
         );
-        self.kick(half);
+        self.kick_by_contacts(half);
         Ok(())
     }
 
-    fn kick(&mut self, half: f64) {
+    /// Gravity's share of a half kick.
+    fn gravity(&mut self, half: f64) {
         let g = self.setup.gravity;
         if g != [0.0; 3] {
             self.v
@@ -134,6 +169,10 @@ impl<'a> Integrator<'a> {
                     v[2] += half * g[2];
                 });
         }
+    }
+
+    /// The contacts' share of a half kick, after gravity's.
+    fn kick_by_contacts(&mut self, half: f64) {
         kick_contacts(&mut self.walls, &self.wall_live, self.setup, &self.v, half);
         kick_contacts(
             &mut self.pairs.contacts,
