@@ -80,6 +80,7 @@ pub fn run(model: &Model, options: &SolveOptions) -> Result<Solution, SolveError
             let x = conn.map(|i| asm.reference[i as usize]);
             *c = hex8::critical_increment_at_rest(&x, &asm.materials[m as usize], &ctl);
         });
+    // The volumes come with the first update: only the smallest increment is read here.
     let (mut critical, _) = scan_elements(&el.volume, &el.critical).smallest_critical;
     let initial_increment = scale * critical;
     let mut contacts = Contacts::new(model, &asm, initial_increment, scale, adjusted);
