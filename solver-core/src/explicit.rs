@@ -316,18 +316,31 @@ fn advance(
                 // A short last batch fills its empty lanes with its first element again;
                 // their results are dropped.
                 let element = |lane: usize| if lane < conn.len() { lane } else { 0 };
-                for lane in 0..LANES {
-                    let e = element(lane);
-                    for k in 0..8 {
-                        let (p, u) = (x[conn[e][k] as usize], v[conn[e][k] as usize]);
-                        for r in 0..3 {
-                            xe[k][r].0[lane] = p[r];
-                            ve[k][r].0[lane] = u[r];
-                        }
+                let [e0, e1, e2, e3] = [element(0), element(1), element(2), element(3)];
+                // Each lane vector is built whole and stored once: four scalar stores into
+                // one vector stall the kernel's wide load of it (no store forwarding).
+                for k in 0..8 {
+                    let n = [conn[e0][k], conn[e1][k], conn[e2][k], conn[e3][k]];
+                    let p = [
+                        x[n[0] as usize],
+                        x[n[1] as usize],
+                        x[n[2] as usize],
+                        x[n[3] as usize],
+                    ];
+                    let u = [
+                        v[n[0] as usize],
+                        v[n[1] as usize],
+                        v[n[2] as usize],
+                        v[n[3] as usize],
+                    ];
+                    for r in 0..3 {
+                        xe[k][r] = F64x4([p[0][r], p[1][r], p[2][r], p[3][r]]);
+                        ve[k][r] = F64x4([u[0][r], u[1][r], u[2][r], u[3][r]]);
                     }
-                    for (c, s) in se.iter_mut().zip(stress[e].iter()) {
-                        c.0[lane] = *s;
-                    }
+                }
+                let s = [&stress[e0], &stress[e1], &stress[e2], &stress[e3]];
+                for (c, component) in se.iter_mut().enumerate() {
+                    *component = F64x4([s[0][c], s[1][c], s[2][c], s[3][c]]);
                 }
                 let mat =
                     Elastic::lanes([0, 1, 2, 3].map(|l| &asm.materials[mats[element(l)] as usize]));
