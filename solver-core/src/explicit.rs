@@ -145,7 +145,7 @@ pub fn run(model: &Model, options: &SolveOptions) -> Result<Solution, SolveError
                     0.5 * (end - time)
                 };
             }
-            advance(
+            let scan = advance(
                 &asm,
                 &ctl,
                 &mut el,
@@ -161,7 +161,6 @@ pub fn run(model: &Model, options: &SolveOptions) -> Result<Solution, SolveError
             history.push(time, contacts.last_forces());
             live.tick(&step.name, time, total_increments, dt);
 
-            let scan = scan_elements(&el.volume, &el.critical);
             if let Some(e) = scan.inverted {
                 return Err(SolveError::Failed {
                     element: Some(e as u32),
@@ -246,7 +245,8 @@ pub fn run(model: &Model, options: &SolveOptions) -> Result<Solution, SolveError
     Ok(Solution::new(summary, asm, frames, spans, history))
 }
 
-/// One increment of length `dt`, ending at `time`.
+/// One increment of length `dt`, ending at `time`; returns the elements' scan (the first
+/// inverted element, the smallest critical increment) from the element loop's reduction.
 #[allow(clippy::too_many_arguments)]
 fn advance(
     asm: &Assembly,
@@ -257,7 +257,7 @@ fn advance(
     gravity: &mut Gravity,
     dt: f64,
     time: f64,
-) {
+) -> ElementScan {
     // v(n+1/2) = v(n) + dt/2 a(n); x(n+1) = x(n) + dt v(n+1/2).
     nodes
         .v
@@ -289,7 +289,7 @@ fn advance(
     );
 
     let (x, v, corner_forces) = (&nodes.x, &nodes.v, &el.corner_forces);
-    (
+    let scan = (
         el.stress.par_chunks_mut(LANES),
         el.internal.par_chunks_mut(LANES),
         el.viscous.par_chunks_mut(LANES),
@@ -301,8 +301,9 @@ fn advance(
         asm.element_material.par_chunks(LANES),
     )
         .into_par_iter()
+        .enumerate()
         .with_min_len(MIN_ELEMENTS_PER_TASK / LANES)
-        .for_each_init(
+        .map_init(
             // One gather buffer a task, not a zeroed one a batch (that memset was 5% of
             // the increment): every batch overwrites all of its lanes.
             || {
@@ -312,7 +313,11 @@ fn advance(
                     [F64x4::default(); 6],
                 )
             },
-            |(xe, ve, se), (stress, internal, viscous, hourglass, critical, volume, slots, conn, mats)| {
+            |(xe, ve, se),
+             (
+                batch,
+                (stress, internal, viscous, hourglass, critical, volume, slots, conn, mats),
+            )| {
                 // A short last batch fills its empty lanes with its first element again;
                 // their results are dropped.
                 let element = |lane: usize| if lane < conn.len() { lane } else { 0 };
@@ -366,8 +371,10 @@ fn advance(
                     hourglass[lane] += u.hourglass_work.0[lane];
                     critical[lane] = u.critical_increment.0[lane];
                 }
+                ElementScan::of_run(batch * LANES, volume, critical)
             },
-        );
+        )
+        .reduce(|| ElementScan::NONE, ElementScan::join);
 
     contacts.apply(&nodes.x, &nodes.v, dt, time);
     gravity.account_work(&nodes.v, &asm.mass, &asm.fixed, dt);
@@ -402,10 +409,11 @@ fn advance(
                 };
             }
         });
+    scan
 }
 
-/// Elements a task of the end-of-increment scan takes: rayon's per-item searches and
-/// reductions cost more than the comparisons they carry, so each task scans a run serially.
+/// Elements a task of the set-up's scan takes: rayon's per-item searches and reductions
+/// cost more than the comparisons they carry, so each task scans a run serially.
 const ELEMENTS_PER_SCAN_TASK: usize = 8 * MIN_ELEMENTS_PER_TASK;
 
 /// What the end of an increment needs from every element.
@@ -417,43 +425,57 @@ struct ElementScan {
     smallest_critical: (f64, usize),
 }
 
-/// One parallel pass over the volumes and critical increments, run by run, joined in run
-/// order: exact comparisons only, so the same answer on any thread count.
-fn scan_elements(volume: &[f64], critical: &[f64]) -> ElementScan {
-    let run = |(r, (vs, cs)): (usize, (&[f64], &[f64]))| {
-        let base = r * ELEMENTS_PER_SCAN_TASK;
+impl ElementScan {
+    const NONE: ElementScan = ElementScan {
+        inverted: None,
+        smallest_critical: (f64::INFINITY, usize::MAX),
+    };
+
+    /// The scan of a run of elements, the first of them element `base`.
+    fn of_run(base: usize, volume: &[f64], critical: &[f64]) -> ElementScan {
         let mut scan = ElementScan {
-            inverted: vs
+            inverted: volume
                 .iter()
                 .position(|&v| v.is_nan() || v <= 0.0)
                 .map(|i| base + i),
-            smallest_critical: (f64::INFINITY, usize::MAX),
+            ..ElementScan::NONE
         };
-        for (i, &c) in cs.iter().enumerate() {
+        for (i, &c) in critical.iter().enumerate() {
             if c < scan.smallest_critical.0 {
                 scan.smallest_critical = (c, base + i);
             }
         }
         scan
-    };
-    let join = |a: ElementScan, b: ElementScan| ElementScan {
-        inverted: a.inverted.or(b.inverted),
-        smallest_critical: if b.smallest_critical.0 < a.smallest_critical.0 {
-            b.smallest_critical
-        } else {
-            a.smallest_critical
-        },
-    };
-    let none = ElementScan {
-        inverted: None,
-        smallest_critical: (f64::INFINITY, usize::MAX),
-    };
+    }
+
+    /// The scan of two neighbouring runs, `self` the earlier: exact comparisons only, so
+    /// any split of the elements into runs gives the same answer.
+    fn join(self, later: ElementScan) -> ElementScan {
+        ElementScan {
+            inverted: self.inverted.or(later.inverted),
+            smallest_critical: if later.smallest_critical.0 < self.smallest_critical.0 {
+                later.smallest_critical
+            } else {
+                self.smallest_critical
+            },
+        }
+    }
+}
+
+/// One parallel pass over the volumes and critical increments, run by run, joined in run
+/// order: the same answer on any thread count. The increments' scan is the element loop's
+/// own reduction (`advance`); this one serves the set-up and the tests.
+fn scan_elements(volume: &[f64], critical: &[f64]) -> ElementScan {
+    scan_in_runs(volume, critical, ELEMENTS_PER_SCAN_TASK)
+}
+
+fn scan_in_runs(volume: &[f64], critical: &[f64], run: usize) -> ElementScan {
     volume
-        .par_chunks(ELEMENTS_PER_SCAN_TASK)
-        .zip(critical.par_chunks(ELEMENTS_PER_SCAN_TASK))
+        .par_chunks(run)
+        .zip(critical.par_chunks(run))
         .enumerate()
-        .map(run)
-        .reduce(|| none, join)
+        .map(|(r, (vs, cs))| ElementScan::of_run(r * run, vs, cs))
+        .reduce(|| ElementScan::NONE, ElementScan::join)
 }
 
 fn largest_internal(el: &Elements) -> (f64, usize) {
@@ -543,6 +565,8 @@ mod tests {
                 .expect("a pool");
             for (v, c) in [(&sound, &critical), (&broken, &tied), (&sound, &tied)] {
                 assert_eq!(pool.install(|| scan_elements(v, c)), serial(v, c));
+                // The element loop's reduction: a run per batch, the last one short.
+                assert_eq!(pool.install(|| scan_in_runs(v, c, LANES)), serial(v, c));
             }
         }
         let found = scan_elements(&broken, &tied);
