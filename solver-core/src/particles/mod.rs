@@ -10,6 +10,7 @@ pub mod collisions;
 pub mod contact;
 pub mod energy;
 pub mod frames;
+pub mod gather;
 pub mod laws;
 pub mod pairs;
 pub mod run;

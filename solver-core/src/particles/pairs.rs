@@ -32,22 +32,21 @@ pub struct Geometry {
 
 impl Geometry {
     /// The arrays of `contacts` (a list just rebuilt); `fresh` marks the pairs new to it.
-    pub fn of(contacts: &[Contact], setup: &Setup, fresh: Vec<bool>) -> Self {
-        let mut g = Geometry {
-            ends: Vec::with_capacity(contacts.len()),
-            apart: Vec::with_capacity(contacts.len()),
-            full: Vec::with_capacity(contacts.len()),
-            fresh,
-        };
+    /// The buffers are kept (cleared and refilled), so a rebuild allocates nothing once
+    /// they have grown.
+    pub fn refill(&mut self, contacts: &[Contact], setup: &Setup, fresh: Vec<bool>) {
+        self.ends.clear();
+        self.apart.clear();
+        self.full.clear();
+        self.fresh = fresh;
         for c in contacts {
             let (i, j) = c.key();
-            g.ends.push([i, j]);
-            g.apart.push(apart_bound(
+            self.ends.push([i, j]);
+            self.apart.push(apart_bound(
                 setup.radius[i as usize] + setup.radius[j as usize],
             ));
-            g.full.push(c.open.is_some());
+            self.full.push(c.open.is_some());
         }
-        g
     }
 }
 

@@ -23,6 +23,10 @@ pub struct NeighbourList {
     skin: f64,
     /// The cell sort's buffers, kept for the next rebuild.
     buckets: Buckets,
+    /// An empty buffer with the room of an earlier list: the next rebuild writes its list
+    /// there and keeps the old one's, so a rebuild maps no fresh pages (megabytes of
+    /// records, cleared by the kernel page by page) once the lists have grown.
+    spare: Vec<Contact>,
     pub rebuilds: u64,
 }
 
@@ -35,6 +39,7 @@ impl NeighbourList {
             anchor: Vec::new(),
             skin: SKIN_PER_RADIUS * r_max,
             buckets: Buckets::default(),
+            spare: Vec::new(),
             rebuilds: 0,
         };
         list.rebuild(setup, x);
@@ -71,9 +76,13 @@ impl NeighbourList {
         // a pair found again keeps its record and state, a collision still open is kept
         // even if its pair left the list's reach in one increment, and each record is
         // written once. (The walls' list does the same with `carry_over` and `keep_open`.)
-        let old = std::mem::take(&mut self.contacts);
-        let mut contacts = Vec::with_capacity(found.len());
-        let mut new_to_list = Vec::with_capacity(found.len());
+        let mut old = std::mem::replace(&mut self.contacts, std::mem::take(&mut self.spare));
+        let contacts = &mut self.contacts;
+        contacts.clear();
+        contacts.reserve(found.len());
+        let mut new_to_list = std::mem::take(&mut self.geometry.fresh);
+        new_to_list.clear();
+        new_to_list.reserve(found.len());
         let fresh = |&[i, j, interaction]: &[u32; 3]| {
             Contact::new(
                 i,
@@ -83,7 +92,7 @@ impl NeighbourList {
             )
         };
         let mut next = found.iter().peekable();
-        for c in old {
+        for c in old.drain(..) {
             let key = c.key();
             while let Some(f) = next.next_if(|f| (f[0], f[1]) < key) {
                 contacts.push(fresh(f));
@@ -99,8 +108,8 @@ impl NeighbourList {
             contacts.push(fresh(f));
             new_to_list.push(true);
         }
-        self.contacts = contacts;
-        self.geometry = Geometry::of(&self.contacts, setup, new_to_list);
+        self.spare = old;
+        self.geometry.refill(&self.contacts, setup, new_to_list);
         self.anchor.clear();
         self.anchor.extend_from_slice(x);
         self.rebuilds += 1;
