@@ -202,14 +202,16 @@ const MAX_VERTICES: usize = 24;
 /// A polygon on the stack: no allocation per face pair.
 #[derive(Clone, Copy)]
 struct Polygon {
-    v: [[f64; 2]; MAX_VERTICES],
+    /// One slot more than the bound: the clipping closes the polygon with a copy of its
+    /// first vertex there.
+    v: [[f64; 2]; MAX_VERTICES + 1],
     len: usize,
 }
 
 impl Polygon {
     fn new() -> Self {
         Polygon {
-            v: [[0.0; 2]; MAX_VERTICES],
+            v: [[0.0; 2]; MAX_VERTICES + 1],
             len: 0,
         }
     }
@@ -234,25 +236,28 @@ fn clip(bufs: &mut [Polygon; 2], t: &[[f64; 2]; 3]) -> usize {
     let mut from = 0;
     // Each pass writes the sides of its polygon's vertices before reading them: zeroed once
     // per clipping, not once per edge.
-    let mut sides = [0.0; MAX_VERTICES];
+    let mut sides = [0.0; MAX_VERTICES + 1];
     for e in 0..3 {
         let (a, b) = (t[e], t[(e + 1) % 3]);
         let side = |q: [f64; 2]| (b[0] - a[0]) * (q[1] - a[1]) - (b[1] - a[1]) * (q[0] - a[0]);
         let [first, second] = bufs;
         let (poly, out) = if from == 0 {
-            (&*first, second)
+            (first, second)
         } else {
-            (&*second, first)
+            (second, first)
         };
         out.len = 0;
         let n = poly.len;
-        for (s, q) in sides.iter_mut().zip(poly.vertices()) {
+        // The first vertex again after the last (its side computed again: the same value),
+        // so the edges are the windows of two: no index arithmetic, no bounds checks.
+        poly.v[n] = poly.v[0];
+        let closed = &poly.v[..=n];
+        for (s, q) in sides.iter_mut().zip(closed) {
             *s = side(*q);
         }
-        for i in 0..n {
-            let j = if i + 1 == n { 0 } else { i + 1 };
-            let (p, q) = (poly.v[i], poly.v[j]);
-            let (sp, sq) = (sides[i], sides[j]);
+        for (pq, s) in closed.windows(2).zip(sides[..=n].windows(2)) {
+            let (p, q) = (pq[0], pq[1]);
+            let (sp, sq) = (s[0], s[1]);
             if sp >= 0.0 {
                 out.push(p);
             }
