@@ -26,7 +26,7 @@ use crate::hex8::{cross, dot, norm, sub};
 use impact_protocol::{AdjustedNode, ContactKind, ContactReport, Model};
 use rayon::prelude::*;
 use search::{Aabb, Grid};
-use segment::{FaceGeometry, PairForce};
+use segment::{FaceGeometry, PairForce, Secondary};
 
 /// Below this many faces a parallel task costs more than the work it carries.
 const MIN_FACES_PER_TASK: usize = 128;
@@ -411,9 +411,17 @@ struct FacesNow<'a> {
 }
 
 impl FacesNow<'_> {
-    /// How secondary face `i` and main face `j` press on each other now, if they do. The
-    /// penalty is the lesser of the two faces' and of the room the increment leaves.
-    fn press(&self, i: usize, j: usize, dt: f64, time_step_scale: f64) -> Option<PairRecord> {
+    /// How secondary face `i` (made ready as `sec`) and main face `j` press on each other
+    /// now, if they do. The penalty is the lesser of the two faces' and of the room the
+    /// increment leaves.
+    fn press(
+        &self,
+        sec: &Secondary,
+        i: usize,
+        j: usize,
+        dt: f64,
+        time_step_scale: f64,
+    ) -> Option<PairRecord> {
         let eps = self.face_penalty[i]
             .min(self.face_penalty[j])
             .min(penalty::room(
@@ -422,13 +430,13 @@ impl FacesNow<'_> {
                 time_step_scale,
             ));
         let depth = self.pair.depth_limit[i].min(self.pair.depth_limit[j]);
-        let (sec, main) = (&self.geometry[i], &self.geometry[j]);
-        segment::integrate(sec, main, eps, depth).map(|force| PairRecord {
-            secondary: i as u32,
-            main: j as u32,
-            normal: sec.normal,
-            force,
-        })
+        sec.integrate(&self.geometry[j], eps, depth)
+            .map(|force| PairRecord {
+                secondary: i as u32,
+                main: j as u32,
+                normal: self.geometry[i].normal,
+                force,
+            })
     }
 }
 
@@ -554,13 +562,20 @@ impl Interface {
                 let faces = c * MIN_FACES_PER_TASK..((c + 1) * MIN_FACES_PER_TASK).min(nf);
                 for (k, i) in faces.enumerate() {
                     let listed = chunk.first[k] as usize..chunk.first[k + 1] as usize;
+                    // Face i's plane frame, projection and split serve all its pairs: made
+                    // at its first candidate whose box meets its own, once.
+                    let mut sec: Option<Option<Secondary>> = None;
                     for &j in &chunk.candidates[listed] {
                         let j = j as usize;
-                        if search::overlap(&boxes[i], &boxes[j]) {
-                            chunk
-                                .records
-                                .extend(faces_now.press(i, j, dt, time_step_scale));
+                        if !search::overlap(&boxes[i], &boxes[j]) {
+                            continue;
                         }
+                        let ready =
+                            sec.get_or_insert_with(|| Secondary::new(&faces_now.geometry[i]));
+                        let Some(ready) = ready else { break };
+                        chunk
+                            .records
+                            .extend(faces_now.press(ready, i, j, dt, time_step_scale));
                     }
                 }
             });
@@ -821,8 +836,11 @@ mod tests {
         let mut found = Vec::new();
         for i in 0..nf {
             for j in 0..nf {
+                // A fresh `Secondary` for every pair: the lists' loop makes one per face.
                 if it.pair.may_touch(i, j) && search::overlap(&it.boxes[i], &it.boxes[j]) {
-                    found.extend(faces_now.press(i, j, dt, scale));
+                    if let Some(sec) = Secondary::new(&it.geometry[i]) {
+                        found.extend(faces_now.press(&sec, i, j, dt, scale));
+                    }
                 }
             }
         }
