@@ -4,15 +4,15 @@
 //! into four triangles about its centre, every pair of triangles whose boxes overlap by
 //! more than a sliver and that an edge does not separate is clipped (Sutherland-Hodgman,
 //! on the stack), the clipped polygons are cut into triangles (a fan from a vertex: they
-//! are convex) and integrated with the three-point rule. On each triangle the faces' shape functions are linear (the centre
-//! carries a quarter of each corner), so the gap and the shape functions are linear on
-//! every sub-triangle and the rule integrates their products exactly: a uniform pressure
-//! gives the consistent nodal forces on both meshes. Being affine there, the barycentric
-//! coordinates and the gap are evaluated once at each polygon vertex and combined at the
-//! integration points, and the coupling is summed per triangle pair (3 x 3) and spread to
-//! the corners once per polygon. The secondary face's plane frame, projection and split do
-//! not depend on the main face: `Secondary` holds them, made once per face and increment
-//! for all its pairs.
+//! are convex) and integrated with the three-point rule. On each triangle the faces' shape
+//! functions are linear (the centre carries a quarter of each corner), so the gap and the
+//! shape functions are linear on every sub-triangle and the rule integrates their products
+//! exactly: a uniform pressure gives the consistent nodal forces on both meshes. Being
+//! affine there, the barycentric coordinates and the gap are evaluated once at each
+//! polygon vertex and combined at the integration points, and the coupling is summed per
+//! triangle pair (3 x 3) and spread to the corners once per polygon. The secondary face's
+//! plane frame, projection and split do not depend on the main face: `Secondary` holds
+//! them, made once per face and increment for all its pairs.
 
 use crate::hex8::{cross, dot, norm, sub};
 
