@@ -18,6 +18,8 @@ pub mod nearest;
 pub mod particles;
 pub mod persist;
 pub mod solution;
+#[cfg(test)]
+mod test_support;
 
 pub use control::{Observer, Pause, PauseAt, Progress};
 pub use error::{ProbeError, SolveError};

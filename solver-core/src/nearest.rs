@@ -179,15 +179,10 @@ mod tests {
         (best.0, best.1.sqrt())
     }
 
-    /// A small linear congruential generator: the same points on every run.
+    /// Points scattered by a repeatable sequence: the same points on every run.
     fn points(count: usize, seed: u64, lo: f64, hi: f64) -> Vec<[f64; 3]> {
-        let mut s = seed;
-        let mut next = || {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            lo + (hi - lo) * ((s >> 11) as f64 / (1u64 << 53) as f64)
-        };
+        let mut sequence = crate::test_support::Sequence::new(seed);
+        let mut next = || lo + (hi - lo) * sequence.unit();
         (0..count).map(|_| [next(), next(), next()]).collect()
     }
 

@@ -281,13 +281,8 @@ mod tests {
 
     fn cloud(n: usize) -> Particles {
         // A deterministic scatter (a multiplicative congruential sequence) in a 1 m box.
-        let mut seed: u64 = 12345;
-        let mut next = || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut sequence = crate::test_support::Sequence::new(12345);
+        let mut next = || sequence.unit();
         let spheres = (0..n)
             .map(|_| Sphere {
                 position: [next(), next(), next() - 0.5],

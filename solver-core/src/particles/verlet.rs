@@ -156,14 +156,7 @@ impl<'a> Integrator<'a> {
                     ),
                 });
             }
-            self.pairs.rebuild(self.setup, &self.x);
-            self.walls = walls::rebuild(
-                std::mem::take(&mut self.walls),
-                self.setup,
-                &self.x,
-                &self.previous,
-                self.pairs.skin(),
-            );
+            self.rebuild_lists();
         }
         // The two placements touch disjoint records: one join for both, so the few wall
         // chunks run beside the pairs' rather than after a barrier of their own.
@@ -194,6 +187,19 @@ impl<'a> Integrator<'a> {
             .for_each(|(n, v)| shares.gather(n, v));
         self.settle();
         Ok(())
+    }
+
+    /// Renew the pairs' neighbour list and the walls' list about the current positions
+    /// (the walls' new contacts placed at the positions before).
+    fn rebuild_lists(&mut self) {
+        self.pairs.rebuild(self.setup, &self.x);
+        self.walls = walls::rebuild(
+            std::mem::take(&mut self.walls),
+            self.setup,
+            &self.x,
+            &self.previous,
+            self.pairs.skin(),
+        );
     }
 
     /// Each live contact's force and rate drop for a kick, from the velocities before it
@@ -316,13 +322,8 @@ mod tests {
     /// contacts of pairs and walls, collisions opening and closing, rebuilds, and more
     /// than one chunk of spheres and of pairs.
     fn shaken_box() -> Particles {
-        let mut seed: u64 = 99;
-        let mut next = || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut sequence = crate::test_support::Sequence::new(99);
+        let mut next = || sequence.unit();
         let r = 0.005;
         let (side, layers) = (10, 13);
         let mut groups: Vec<ParticleGroup> = ["small", "large"]
@@ -416,14 +417,7 @@ mod tests {
                 stale |= self.pairs.moved_out(&self.x[s], &self.pairs.anchor()[s]);
             }
             if stale {
-                self.pairs.rebuild(self.setup, &self.x);
-                self.walls = walls::rebuild(
-                    std::mem::take(&mut self.walls),
-                    self.setup,
-                    &self.x,
-                    &self.previous,
-                    self.pairs.skin(),
-                );
+                self.rebuild_lists();
             }
             pairs::place(
                 &mut self.pairs.contacts,
