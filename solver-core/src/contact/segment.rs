@@ -481,8 +481,10 @@ impl Secondary {
 }
 
 /// The penalty forces between a secondary face and a main face (see
-/// `Secondary::integrate`); for one pair: a face with many pairs is made `Secondary` once.
-pub fn integrate(
+/// `Secondary::integrate`), for one pair: the tests' reference. The contact loop makes
+/// each face `Secondary` once for all its pairs.
+#[cfg(test)]
+fn integrate(
     sec: &FaceGeometry,
     main: &FaceGeometry,
     eps: f64,
