@@ -271,6 +271,11 @@ pub struct Controls {
     /// A cap on the faces all contacts hold together; a model past it is refused.
     #[serde(default = "default_max_contact_faces")]
     pub max_contact_faces: u64,
+    /// Subcycling: with `L` > 0, a node whose elements all allow a step 2^k times the
+    /// stable increment (k <= L) advances with that step, and an element is updated with
+    /// the smallest step of its nodes; 0 (the default) advances every node every increment.
+    #[serde(default)]
+    pub subcycling_levels: u32,
 }
 
 impl Default for Controls {
@@ -281,6 +286,7 @@ impl Default for Controls {
             hourglass: Hourglass::default(),
             max_increments: default_max_increments(),
             max_contact_faces: default_max_contact_faces(),
+            subcycling_levels: 0,
         }
     }
 }
@@ -296,6 +302,10 @@ pub fn default_max_increments() -> u64 {
 pub fn default_max_contact_faces() -> u64 {
     2_000_000
 }
+
+/// The most subcycling levels a model may ask for: a step ratio of 2^6 = 64 between the
+/// finest and the coarsest nodes, past which graded meshes in practice have no elements.
+pub const MAX_SUBCYCLING_LEVELS: u32 = 6;
 
 /// Artificial bulk viscosity q = rho l (quadratic l |tr D|^2 - linear c tr D) in compression.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]

@@ -3,7 +3,9 @@
 //! range). Geometry (inverted elements) is the core's to check; it knows the shape functions.
 
 use crate::mesh::{BlockSpec, GenerateSpec, SphereSpec};
-use crate::model::{Contact, ContactKind, Friction, MeshSource, Model, Part};
+use crate::model::{
+    Contact, ContactKind, Friction, MeshSource, Model, Part, MAX_SUBCYCLING_LEVELS,
+};
 use crate::pointer::Pointer;
 use serde::de::DeserializeOwned;
 use std::collections::BTreeSet;
@@ -306,6 +308,16 @@ pub fn validate_model(model: &Model, base: &Pointer) -> Result<(), InvalidParams
         return Err(InvalidParams::new(
             &p.at("max_contact_faces"),
             "must be at least 1",
+        ));
+    }
+    if c.subcycling_levels > MAX_SUBCYCLING_LEVELS {
+        return Err(InvalidParams::new(
+            &p.at("subcycling_levels"),
+            format!(
+                "at most {MAX_SUBCYCLING_LEVELS} subcycling levels (a step ratio of {}), got {}",
+                1u32 << MAX_SUBCYCLING_LEVELS,
+                c.subcycling_levels
+            ),
         ));
     }
     Ok(())

@@ -83,7 +83,16 @@ fn kernel(c: &mut Criterion) {
     let mat4 = Elastic::lanes([&mat; 4]);
     g.throughput(Throughput::Elements(hex8::LANES as u64));
     g.bench_function("batch_of_four", |b| {
-        b.iter(|| hex8::update_batch(black_box(&xl), black_box(&vl), &stress, &mat4, &ctl, 1e-7))
+        b.iter(|| {
+            hex8::update_batch(
+                black_box(&xl),
+                black_box(&vl),
+                &stress,
+                &mat4,
+                &ctl,
+                F64x4([1e-7; 4]),
+            )
+        })
     });
     g.finish();
 }

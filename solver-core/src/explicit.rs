@@ -12,6 +12,7 @@ use crate::lanes::F64x4;
 use crate::loads::Gravity;
 use crate::material::Elastic;
 use crate::solution::{Frame, History, Solution, StepSpan};
+use crate::subcycle::{per_increment, Levels, Substep, STEP_MULTIPLE};
 use crate::SolveOptions;
 use impact_protocol::{EnergySummary, Model, SolveSummary, StepReport};
 use rayon::prelude::*;
@@ -25,18 +26,40 @@ const MIN_NODES_PER_TASK: usize = 2048;
 /// crushed: a length a million times shorter than at the start is no longer a mesh.
 const COLLAPSED_INCREMENT_FRACTION: f64 = 1e-6;
 
-/// Per-element state, one array per field.
+/// Per-element state, one array per field, in level order (`subcycle::Levels`): the
+/// model's order unless subcycling puts each level's elements together.
 struct Elements {
     stress: Vec<[f64; 6]>,
     internal: Vec<f64>,
     viscous: Vec<f64>,
     hourglass: Vec<f64>,
+    /// Each element's critical increment over 2^(its natural level): the stable increment
+    /// is the smallest of these, times the time-step scale.
     critical: Vec<f64>,
     volume: Vec<f64>,
     /// Each element corner's force, at its slot in node order (`Assembly::corner_slot`).
     /// Every slot has one writer, the element of its corner, so relaxed atomic stores
     /// (plain stores on x86-64) let the element tasks write them side by side in safe code.
     corner_forces: Vec<[AtomicU64; 3]>,
+    /// The connectivity, corner slots and materials in level order when it is not the
+    /// model's (the assembly's serve otherwise).
+    reordered: Option<Topology>,
+}
+
+struct Topology {
+    connectivity: Vec<[u32; 8]>,
+    corner_slot: Vec<[u32; 8]>,
+    material: Vec<u32>,
+}
+
+impl Elements {
+    /// The stresses in the model's element order, for a frame.
+    fn stress_by_model(&self, levels: &Levels) -> std::borrow::Cow<'_, [[f64; 6]]> {
+        match levels.order() {
+            Some(_) => levels.to_model_order(&self.stress).into(),
+            None => self.stress.as_slice().into(),
+        }
+    }
 }
 
 /// Per-node state, one array per field.
@@ -58,21 +81,8 @@ pub fn run(model: &Model, options: &SolveOptions) -> Result<Solution, SolveError
     let scale = model.controls.time_step_scale;
     let ne = asm.connectivity.len();
     let nn = asm.reference.len();
-    let mut el = Elements {
-        stress: vec![[0.0; 6]; ne],
-        internal: vec![0.0; ne],
-        viscous: vec![0.0; ne],
-        hourglass: vec![0.0; ne],
-        critical: vec![0.0; ne],
-        volume: vec![0.0; ne],
-        corner_forces: (0..8 * ne).map(|_| Default::default()).collect(),
-    };
-    let mut nodes = Nodes {
-        x: asm.reference.clone(),
-        v: asm.initial_velocity.clone(),
-        a: vec![[0.0; 3]; nn],
-    };
-    el.critical
+    let mut at_rest = vec![0.0; ne];
+    at_rest
         .par_iter_mut()
         .zip(asm.connectivity.par_iter())
         .zip(asm.element_material.par_iter())
@@ -81,10 +91,44 @@ pub fn run(model: &Model, options: &SolveOptions) -> Result<Solution, SolveError
             *c = hex8::critical_increment_at_rest(&x, &asm.materials[m as usize], &ctl);
         });
     // The volumes come with the first update: only the smallest increment is read here.
-    let (mut critical, _) = scan_elements(&el.volume, &el.critical).smallest_critical;
-    let initial_increment = scale * critical;
+    let (smallest, _) = scan_elements(&at_rest, &at_rest).smallest_critical;
+    let initial_increment = scale * smallest;
     let mut contacts = Contacts::new(model, &asm, initial_increment, scale, adjusted);
     let mut gravity = Gravity::new(model.gravity);
+    let levels = Levels::assign(
+        &at_rest,
+        &asm.connectivity,
+        nn,
+        model.controls.subcycling_levels,
+        contacts.acted_on(),
+    );
+    let mut el = Elements {
+        stress: vec![[0.0; 6]; ne],
+        internal: vec![0.0; ne],
+        viscous: vec![0.0; ne],
+        hourglass: vec![0.0; ne],
+        critical: levels
+            .to_level_order(&at_rest)
+            .into_iter()
+            .zip(&levels.element)
+            .map(|(c, l)| per_increment(c, l[1]))
+            .collect(),
+        volume: vec![0.0; ne],
+        corner_forces: (0..8 * ne).map(|_| Default::default()).collect(),
+        reordered: levels.order().map(|_| Topology {
+            connectivity: levels.to_level_order(&asm.connectivity),
+            corner_slot: levels.to_level_order(&asm.corner_slot),
+            material: levels.to_level_order(&asm.element_material),
+        }),
+    };
+    drop(at_rest);
+    // The smallest element sets it, at level 0: the same as `smallest`.
+    let (mut critical, _) = scan_elements(&el.volume, &el.critical).smallest_critical;
+    let mut nodes = Nodes {
+        x: asm.reference.clone(),
+        v: asm.initial_velocity.clone(),
+        a: vec![[0.0; 3]; nn],
+    };
 
     let kinetic = |v: &[[f64; 3]]| -> f64 {
         v.iter()
@@ -99,7 +143,7 @@ pub fn run(model: &Model, options: &SolveOptions) -> Result<Solution, SolveError
         &nodes.x,
         &asm.reference,
         &nodes.v,
-        &el.stress,
+        &el.stress_by_model(&levels),
         &contacts,
     )];
     let mut history = History::new(contacts.count());
@@ -122,59 +166,72 @@ pub fn run(model: &Model, options: &SolveOptions) -> Result<Solution, SolveError
                     &nodes.x,
                     &asm.reference,
                     &nodes.v,
-                    &el.stress,
+                    &el.stress_by_model(&levels),
                     &contacts,
                 ))
             })?;
-            if total_increments >= model.controls.max_increments {
-                return Err(SolveError::Failed {
-                    element: None,
-                    time,
-                    reason: format!(
-                        "the solve reached its cap of {} increments (controls.max_increments) before the end of step '{}'",
-                        model.controls.max_increments, step.name
-                    ),
-                });
-            }
             let mut dt = scale * critical;
+            // A cycle of 2^cycle increments brings every node to the same time, where the
+            // increment is set anew and frames are taken. The step's last stretch runs
+            // without subcycling, to land on its end.
+            let mut cycle = levels.deepest;
+            if time + 1.5 * STEP_MULTIPLE[cycle as usize] * dt >= end {
+                cycle = 0;
+            }
             // Land on the step's end exactly, and never leave a sliver of an increment.
-            if time + 1.5 * dt >= end {
+            if cycle == 0 && time + 1.5 * dt >= end {
                 dt = if time + dt >= end {
                     end - time
                 } else {
                     0.5 * (end - time)
                 };
             }
-            let scan = advance(
-                &asm,
-                &ctl,
-                &mut el,
-                &mut nodes,
-                &mut contacts,
-                &mut gravity,
-                dt,
-                time + dt,
-            );
-            time = if dt == end - time { end } else { time + dt };
-            increments += 1;
-            total_increments += 1;
-            history.push(time, contacts.last_forces());
-            live.tick(&step.name, time, total_increments, dt);
+            let mut scan = ElementScan::NONE;
+            for index in 0..1u32 << cycle {
+                if total_increments >= model.controls.max_increments {
+                    return Err(SolveError::Failed {
+                        element: None,
+                        time,
+                        reason: format!(
+                            "the solve reached its cap of {} increments (controls.max_increments) before the end of step '{}'",
+                            model.controls.max_increments, step.name
+                        ),
+                    });
+                }
+                scan = advance(
+                    &asm,
+                    &ctl,
+                    &levels,
+                    Substep { index, cycle },
+                    &mut el,
+                    &mut nodes,
+                    &mut contacts,
+                    &mut gravity,
+                    dt,
+                    time + dt,
+                );
+                time = if dt == end - time { end } else { time + dt };
+                increments += 1;
+                total_increments += 1;
+                history.push(time, contacts.last_forces());
+                live.tick(&step.name, time, total_increments, dt);
 
-            if let Some(e) = scan.inverted {
-                return Err(SolveError::Failed {
-                    element: Some(e as u32),
-                    time,
-                    reason: "negative volume: the element inverted; likely causes: a penalty or a load too large for the mesh, excessive hourglassing, or a time-step scale too large".into(),
-                });
+                if let Some(e) = scan.inverted {
+                    return Err(SolveError::Failed {
+                        element: Some(levels.model_element(e) as u32),
+                        time,
+                        reason: "negative volume: the element inverted; likely causes: a penalty or a load too large for the mesh, excessive hourglassing, or a time-step scale too large".into(),
+                    });
+                }
             }
+            // The cycle's last increment updated every element.
             let (c, worst) = scan.smallest_critical;
             critical = c;
             // An element crushed nearly flat keeps a positive volume but drives the
             // stable increment towards zero: the solve would crawl forever.
             if scale * c < COLLAPSED_INCREMENT_FRACTION * initial_increment {
                 return Err(SolveError::Failed {
-                    element: Some(worst as u32),
+                    element: Some(levels.model_element(worst) as u32),
                     time,
                     reason: format!(
                         "the stable increment collapsed to {:e} (from {initial_increment:e} at the start): the element is crushed nearly flat; likely causes: a load or a velocity too large for the mesh, or a material too soft for it",
@@ -188,7 +245,7 @@ pub fn run(model: &Model, options: &SolveOptions) -> Result<Solution, SolveError
                     &nodes.x,
                     &asm.reference,
                     &nodes.v,
-                    &el.stress,
+                    &el.stress_by_model(&levels),
                     &contacts,
                 ));
                 while next_output <= time {
@@ -201,7 +258,7 @@ pub fn run(model: &Model, options: &SolveOptions) -> Result<Solution, SolveError
                 {
                     let (_, e) = largest_internal(&el);
                     return Err(SolveError::Failed {
-                        element: Some(e as u32),
+                        element: Some(levels.model_element(e) as u32),
                         time,
                         reason: format!(
                             "energy blow-up (balance error {:e}); likely causes: a time-step scale too large, a penalty too stiff, or a distorted element",
@@ -245,12 +302,15 @@ pub fn run(model: &Model, options: &SolveOptions) -> Result<Solution, SolveError
     Ok(Solution::new(summary, asm, frames, spans, history))
 }
 
-/// One increment of length `dt`, ending at `time`; returns the elements' scan (the first
-/// inverted element, the smallest critical increment) from the element loop's reduction.
+/// One increment of length `dt`, ending at `time`, the `substep` of a subcycling cycle;
+/// returns the scan (the first inverted element, the smallest critical increment) of the
+/// elements it updated, from the element loop's reduction.
 #[allow(clippy::too_many_arguments)]
 fn advance(
     asm: &Assembly,
     ctl: &ElementControls,
+    levels: &Levels,
+    substep: Substep,
     el: &mut Elements,
     nodes: &mut Nodes,
     contacts: &mut Contacts,
@@ -258,21 +318,23 @@ fn advance(
     dt: f64,
     time: f64,
 ) -> ElementScan {
-    // v(n+1/2) = v(n) + dt/2 a(n); x(n+1) = x(n) + dt v(n+1/2).
+    // A node starting its step h: v(n+1/2) = v(n) + h/2 a(n). Every node drifts,
+    // x += dt v(n+1/2): a node between its kicks moves on a straight line.
     nodes
         .v
         .par_iter_mut()
         .zip(nodes.x.par_iter_mut())
         .zip(nodes.a.par_iter())
         .zip(asm.fixed.par_iter())
+        .zip(levels.node.par_iter())
         .with_min_len(MIN_NODES_PER_TASK)
-        .for_each(|(((v, x), a), fixed)| {
+        .for_each(|((((v, x), a), fixed), &level)| {
+            let kick = substep.starts(level);
+            let h = substep.step(level, dt);
             for k in 0..3 {
-                v[k] = if fixed[k] {
-                    0.0
-                } else {
-                    v[k] + 0.5 * dt * a[k]
-                };
+                if kick {
+                    v[k] = if fixed[k] { 0.0 } else { v[k] + 0.5 * h * a[k] };
+                }
                 x[k] += dt * v[k];
             }
         });
@@ -288,17 +350,38 @@ fn advance(
         time,
     );
 
-    let (x, v, corner_forces) = (&nodes.x, &nodes.v, &el.corner_forces);
+    // The elements whose steps end now: a prefix of the level order.
+    let updated = levels.updated(substep.index, substep.cycle);
+    let Elements {
+        stress,
+        internal,
+        viscous,
+        hourglass,
+        critical,
+        volume,
+        corner_forces,
+        reordered,
+    } = el;
+    let (connectivity, corner_slot, material) = match reordered {
+        Some(t) => (&t.connectivity[..], &t.corner_slot[..], &t.material[..]),
+        None => (
+            &asm.connectivity[..],
+            &asm.corner_slot[..],
+            &asm.element_material[..],
+        ),
+    };
+    let (x, v, corner_forces) = (&nodes.x, &nodes.v, &*corner_forces);
     let scan = (
-        el.stress.par_chunks_mut(LANES),
-        el.internal.par_chunks_mut(LANES),
-        el.viscous.par_chunks_mut(LANES),
-        el.hourglass.par_chunks_mut(LANES),
-        el.critical.par_chunks_mut(LANES),
-        el.volume.par_chunks_mut(LANES),
-        asm.corner_slot.par_chunks(LANES),
-        asm.connectivity.par_chunks(LANES),
-        asm.element_material.par_chunks(LANES),
+        stress[..updated].par_chunks_mut(LANES),
+        internal[..updated].par_chunks_mut(LANES),
+        viscous[..updated].par_chunks_mut(LANES),
+        hourglass[..updated].par_chunks_mut(LANES),
+        critical[..updated].par_chunks_mut(LANES),
+        volume[..updated].par_chunks_mut(LANES),
+        corner_slot[..updated].par_chunks(LANES),
+        connectivity[..updated].par_chunks(LANES),
+        material[..updated].par_chunks(LANES),
+        levels.element[..updated].par_chunks(LANES),
     )
         .into_par_iter()
         .enumerate()
@@ -316,7 +399,18 @@ fn advance(
             |(xe, ve, se),
              (
                 batch,
-                (stress, internal, viscous, hourglass, critical, volume, slots, conn, mats),
+                (
+                    stress,
+                    internal,
+                    viscous,
+                    hourglass,
+                    critical,
+                    volume,
+                    slots,
+                    conn,
+                    mats,
+                    element_levels,
+                ),
             )| {
                 // A short last batch fills its empty lanes with its first element again;
                 // their results are dropped.
@@ -349,7 +443,9 @@ fn advance(
                 }
                 let mat =
                     Elastic::lanes([0, 1, 2, 3].map(|l| &asm.materials[mats[element(l)] as usize]));
-                let u = hex8::update_batch(xe, ve, se, &mat, ctl, dt);
+                // Each element over its own step: the smallest of its nodes'.
+                let step = F64x4([e0, e1, e2, e3].map(|e| substep.step(element_levels[e][0], dt)));
+                let u = hex8::update_batch(xe, ve, se, &mat, ctl, step);
                 for lane in 0..conn.len() {
                     volume[lane] = u.volume.0[lane];
                     let sound = hex8::sound(volume[lane]);
@@ -369,7 +465,8 @@ fn advance(
                     internal[lane] += u.internal_work.0[lane];
                     viscous[lane] += u.viscous_work.0[lane];
                     hourglass[lane] += u.hourglass_work.0[lane];
-                    critical[lane] = u.critical_increment.0[lane];
+                    critical[lane] =
+                        per_increment(u.critical_increment.0[lane], element_levels[lane][1]);
                 }
                 ElementScan::of_run(batch * LANES, volume, critical)
             },
@@ -379,8 +476,9 @@ fn advance(
     contacts.apply(&nodes.x, &nodes.v, dt, time);
     gravity.account_work(&nodes.v, &asm.mass, &asm.fixed, dt);
 
-    // Node by node, in one pass: f = the element corners' forces (in slot order), then
-    // each contact's, then gravity; a(n+1) = f / m; v(n+1) = v(n+1/2) + dt/2 a(n+1).
+    // Node by node, in one pass, for the nodes whose steps end now (every element they
+    // belong to was just updated): f = the element corners' forces (in slot order), then
+    // each contact's, then gravity; a(n+1) = f / m; v(n+1) = v(n+1/2) + h/2 a(n+1).
     let (corner_forces, contacts, gravity) = (&el.corner_forces, &*contacts, &*gravity);
     nodes
         .a
@@ -388,9 +486,14 @@ fn advance(
         .zip(nodes.v.par_iter_mut())
         .zip(asm.mass.par_iter())
         .zip(asm.fixed.par_iter())
+        .zip(levels.node.par_iter())
         .enumerate()
         .with_min_len(MIN_NODES_PER_TASK)
-        .for_each(|(n, (((a, v), m), fixed))| {
+        .for_each(|(n, ((((a, v), m), fixed), &level))| {
+            if !substep.ends(level) {
+                return;
+            }
+            let h = substep.step(level, dt);
             let mut f = [0.0; 3];
             let slots = asm.node_slot_start[n] as usize..asm.node_slot_start[n + 1] as usize;
             for corner in &corner_forces[slots] {
@@ -402,11 +505,7 @@ fn advance(
             gravity.add_force(&mut f, *m, fixed);
             for k in 0..3 {
                 a[k] = if fixed[k] { 0.0 } else { f[k] / m };
-                v[k] = if fixed[k] {
-                    0.0
-                } else {
-                    v[k] + 0.5 * dt * a[k]
-                };
+                v[k] = if fixed[k] { 0.0 } else { v[k] + 0.5 * h * a[k] };
             }
         });
     scan

@@ -226,14 +226,15 @@ pub const LANES: usize = 4;
 
 /// Update four elements side by side, one in each lane (see `update_lanes`): the same bits
 /// as `update` element by element. The lanes are one 256-bit register where the build
-/// allows AVX, two SSE2 ones on baseline x86-64.
+/// allows AVX, two SSE2 ones on baseline x86-64. Each lane has its own increment: with
+/// subcycling, a batch may hold elements of two levels.
 pub fn update_batch(
     x: &[[F64x4; 3]; 8],
     v: &[[F64x4; 3]; 8],
     stress: &[F64x4; 6],
     mat: &Elastic<F64x4>,
     ctl: &ElementControls,
-    dt: f64,
+    dt: F64x4,
 ) -> ElementUpdate<F64x4> {
     update_lanes(x, v, stress, mat, ctl, dt)
 }
@@ -258,10 +259,9 @@ pub fn update_lanes<T: Lane>(
     stress: &[T; 6],
     mat: &Elastic<T>,
     ctl: &ElementControls,
-    dt: f64,
+    dt: T,
 ) -> ElementUpdate<T> {
     let zero = T::splat(0.0);
-    let dt = T::splat(dt);
     let wx = walsh(x);
     // J[r][c] = sum_I x_I[r] s_c(I) / 8.
     let e = T::splat(0.125);
@@ -841,7 +841,8 @@ mod tests {
     #[test]
     fn a_batch_gives_each_lane_the_bits_of_the_element_alone() {
         // Four different elements in the lanes: distorted, compressing and expanding, two
-        // materials, and one inverted lane that must not disturb its neighbours.
+        // materials, one inverted lane that must not disturb its neighbours, and two
+        // increments (subcycling's levels share batches).
         let (x0, v0) = distorted();
         let stretch = |f: f64| x0.map(|p| [f * p[0], p[1] + 0.1 * p[0], p[2]]);
         let mut inverted = cube([1.0, 1.0, 1.0]);
@@ -866,7 +867,7 @@ mod tests {
             bulk_quadratic: 1.5,
             hourglass: 0.1,
         };
-        let dt = 1e-3;
+        let dts = [1e-3, 2e-3, 1e-3, 2e-3];
         let lanes = |f: &dyn Fn(usize) -> f64| F64x4([f(0), f(1), f(2), f(3)]);
         let x: [[F64x4; 3]; 8] =
             std::array::from_fn(|k| std::array::from_fn(|r| lanes(&|l| xs[l][k][r])));
@@ -874,9 +875,9 @@ mod tests {
             std::array::from_fn(|k| std::array::from_fn(|r| lanes(&|l| vs[l][k][r])));
         let stress: [F64x4; 6] = std::array::from_fn(|c| lanes(&|l| stresses[l][c]));
         let m = Elastic::lanes([&mats[0], &mats[1], &mats[2], &mats[3]]);
-        let batch = update_batch(&x, &v, &stress, &m, &ctl, dt);
+        let batch = update_batch(&x, &v, &stress, &m, &ctl, F64x4(dts));
         for l in 0..LANES {
-            let alone = update(&xs[l], &vs[l], &stresses[l], &mats[l], &ctl, dt);
+            let alone = update(&xs[l], &vs[l], &stresses[l], &mats[l], &ctl, dts[l]);
             assert_eq!(
                 batch.volume.0[l].to_bits(),
                 alone.volume.to_bits(),

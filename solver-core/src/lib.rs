@@ -18,6 +18,7 @@ pub mod nearest;
 pub mod particles;
 pub mod persist;
 pub mod solution;
+pub mod subcycle;
 #[cfg(test)]
 mod test_support;
 

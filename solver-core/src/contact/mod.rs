@@ -227,6 +227,15 @@ impl Contacts {
         self.interfaces.is_empty() && self.walls.is_empty()
     }
 
+    /// Every node a contact or a wall acts on (with repeats): their forces and impulses
+    /// are sized for one increment, so subcycling keeps these nodes at its finest level.
+    pub fn acted_on(&self) -> impl Iterator<Item = u32> + '_ {
+        self.interfaces
+            .iter()
+            .flat_map(|it| it.pair.nodes.iter().copied())
+            .chain(self.walls.nodes())
+    }
+
     /// The walls' impulses, right after the position update: `x` at `time`, `v` the
     /// velocities over the increment (both corrected in place), `a` the accelerations at
     /// its start.

@@ -78,6 +78,11 @@ impl Walls {
         self.walls.is_empty()
     }
 
+    /// The nodes each wall holds (with repeats across walls).
+    pub fn nodes(&self) -> impl Iterator<Item = u32> + '_ {
+        self.walls.iter().flat_map(|w| w.nodes.iter().copied())
+    }
+
     /// Hold the nodes in front of the walls: `x` the positions at `time` (the end of the
     /// increment), `v` the velocities over it (both corrected in place), `a` the
     /// accelerations at its start.
