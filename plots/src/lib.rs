@@ -543,6 +543,7 @@ mod tests {
             nodes: 1608,
             elements: 400,
             initial_increment: 0.0,
+            element_updates: 0,
             wall_seconds: 0.0,
             particles: None,
         };

@@ -33,6 +33,10 @@ pub struct SolveSummary {
     pub elements: usize,
     /// The stable increment at the start of the solve.
     pub initial_increment: f64,
+    /// How many element updates the solve made: elements times increments, fewer with
+    /// subcycling (`controls.subcycling_levels`); 0 for particles.
+    #[serde(default)]
+    pub element_updates: u64,
     /// Wall time of the solve in seconds (not part of the bit-identical comparison).
     pub wall_seconds: f64,
     /// The particle section's results (see docs/particles.md); absent for parts.

@@ -129,6 +129,25 @@ async fn a_negative_density_is_invalid_params() {
     still_serving(&server, &job, &probe).await;
 }
 
+/// Subcycling past 2^6 = 64 is refused before the solve is queued.
+#[tokio::test]
+async fn too_many_subcycling_levels_name_the_control() {
+    let (server, job, probe) = server_with_bars().await;
+    let mut params = bars_params();
+    params["model"]["controls"] = json!({"subcycling_levels": 7});
+    let e = call_err(&server.http(), "solve", params).await;
+    assert_eq!(e.code(), -32602);
+    let d = data(&e);
+    assert_eq!(d["pointer"], "/model/controls/subcycling_levels");
+    assert!(
+        d["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("at most 6")),
+        "{d}"
+    );
+    still_serving(&server, &job, &probe).await;
+}
+
 #[tokio::test]
 async fn an_unknown_method_is_method_not_found() {
     let (server, job, probe) = server_with_bars().await;

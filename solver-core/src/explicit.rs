@@ -151,6 +151,7 @@ pub fn run(model: &Model, options: &SolveOptions) -> Result<Solution, SolveError
     let mut step_reports = Vec::new();
     let mut time = 0.0_f64;
     let mut total_increments = 0u64;
+    let mut element_updates = 0u64;
     let end_time: f64 = model.steps.iter().map(|s| s.duration).sum();
     let mut live = Live::new(options, end_time).with_assembly(&asm);
 
@@ -213,6 +214,7 @@ pub fn run(model: &Model, options: &SolveOptions) -> Result<Solution, SolveError
                 time = if dt == end - time { end } else { time + dt };
                 increments += 1;
                 total_increments += 1;
+                element_updates += levels.updated(index, cycle) as u64;
                 history.push(time, contacts.last_forces());
                 live.tick(&step.name, time, total_increments, dt);
 
@@ -296,6 +298,7 @@ pub fn run(model: &Model, options: &SolveOptions) -> Result<Solution, SolveError
         nodes: nn,
         elements: ne,
         initial_increment,
+        element_updates,
         wall_seconds: started.elapsed().as_secs_f64(),
         particles: None,
     };

@@ -239,6 +239,7 @@ impl Solution {
             nodes: assembly.reference.len(),
             elements: assembly.connectivity.len(),
             initial_increment: 0.0,
+            element_updates: 0,
             wall_seconds: 0.0,
             particles: None,
         };

@@ -155,6 +155,7 @@ impl ParticleSolution {
             nodes: 0,
             elements: 0,
             initial_increment: self.initial_increment,
+            element_updates: 0,
             wall_seconds: self.wall_seconds,
             particles: Some(self.summary.clone()),
         }
