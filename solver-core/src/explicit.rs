@@ -33,8 +33,8 @@ struct Elements {
     internal: Vec<f64>,
     viscous: Vec<f64>,
     hourglass: Vec<f64>,
-    /// Each element's critical increment over 2^(its natural level): the stable increment
-    /// is the smallest of these, times the time-step scale.
+    /// Each element's critical increment over 2^(its reach, the deepest of its nodes'
+    /// levels): the stable increment is the smallest of these, times the time-step scale.
     critical: Vec<f64>,
     volume: Vec<f64>,
     /// Each element corner's force, at its slot in node order (`Assembly::corner_slot`).

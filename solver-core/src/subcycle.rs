@@ -6,7 +6,10 @@
 //! with the smallest step among its nodes, which always sees every node at the same time.
 //! A node's level is the lowest its elements' critical increments allow; nodes a contact
 //! or a rigid wall acts on stay at level 0, since the penalty and the walls' impulses are
-//! sized for one increment. This module owns the assignment and the order that puts each
+//! sized for one increment. Every node of an element advances with at most 2^reach
+//! increments (its reach, the deepest of its nodes' levels), so the stable increment is
+//! the smallest critical increment over 2^reach. This module owns the assignment and the
+//! order that puts each
 //! level's elements together, so that an increment updates a prefix of them.
 //! Undamped, this partition can go unstable in narrow bands of the step (Daniel, "The
 //! subcycled Newmark algorithm", Comput. Mech. 1997); the bulk viscosity damps, and the
@@ -22,8 +25,9 @@ const STEP_FRACTION: [f64; 7] = [1.0, 0.5, 0.25, 0.125, 0.0625, 0.03125, 0.01562
 pub struct Levels {
     /// Per node: the level of its step.
     pub node: Vec<u8>,
-    /// Per element in level order: [its update level (the lowest of its nodes'), the level
-    /// its own critical increment allows].
+    /// Per element in level order: [its update level (the lowest of its nodes'), its reach
+    /// (the deepest of its nodes')]. Its nodes advance with steps up to 2^reach increments,
+    /// so its critical increment over 2^reach bounds the increment.
     pub element: Vec<[u8; 2]>,
     /// The model's element at each place of the level order; empty when it is the model's
     /// own order (no subcycling, or every element at one level).
@@ -92,13 +96,18 @@ impl Levels {
             .iter()
             .map(|conn| conn.iter().map(|&n| node[n as usize]).min().unwrap_or(0))
             .collect();
+        // At most the element's natural level, less where pinned nodes hold it back.
+        let reach: Vec<u8> = connectivity
+            .iter()
+            .map(|conn| conn.iter().map(|&n| node[n as usize]).max().unwrap_or(0))
+            .collect();
         let deepest = node.iter().copied().max().unwrap_or(0) as u32;
         // A stable sort: within a level, the model's order.
         let mut order: Vec<u32> = (0..critical.len() as u32).collect();
         order.sort_by_key(|&e| update[e as usize]);
         let element: Vec<[u8; 2]> = order
             .iter()
-            .map(|&e| [update[e as usize], natural[e as usize]])
+            .map(|&e| [update[e as usize], reach[e as usize]])
             .collect();
         let through = (0..=deepest as u8)
             .map(|k| element.partition_point(|l| l[0] <= k))
@@ -157,11 +166,11 @@ impl Levels {
     }
 }
 
-/// The critical increment an element of natural level `k` sets for the stable increment:
-/// its own, over 2^k (exact).
+/// The critical increment an element of reach `k` sets for the stable increment: its own,
+/// over 2^k (exact).
 #[inline]
-pub fn per_increment(critical: f64, natural: u8) -> f64 {
-    critical * STEP_FRACTION[natural as usize]
+pub fn per_increment(critical: f64, reach: u8) -> f64 {
+    critical * STEP_FRACTION[reach as usize]
 }
 
 /// One increment of a cycle of 2^`cycle`: which nodes start or end their steps with it.
@@ -233,7 +242,7 @@ mod tests {
         assert_eq!(
             l.element,
             [[0, 0], [0, 0], [0, 1], [1, 2], [2, 3]],
-            "[update, natural] in level order"
+            "[update, reach] in level order"
         );
         // A cycle of 8: the increments ending levels 0, 1, 0, 2, 0, 1, 0, 3.
         let updated: Vec<usize> = (0..8).map(|i| l.updated(i, 3)).collect();
@@ -254,6 +263,12 @@ mod tests {
         let by_model: Vec<[u8; 2]> = l.to_model_order(&l.element);
         // Model order: the row's elements 3, 0, 4, 1, 2.
         assert_eq!(by_model, [[1, 1], [0, 0], [0, 1], [0, 0], [0, 1]]);
+        // Every node pinned (a wall holding the whole part): nothing subcycles, and no
+        // element's critical increment is divided, whatever its size allows.
+        let held = Levels::assign(&critical, &conn, 12, 3, 0..12);
+        assert_eq!(held.deepest, 0);
+        assert!(held.order().is_none());
+        assert!(held.element.iter().all(|&l| l == [0, 0]));
     }
 
     #[test]

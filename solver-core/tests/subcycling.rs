@@ -146,6 +146,36 @@ fn a_graded_cantilever_rings_stably_under_subcycling() {
 }
 
 #[test]
+fn a_wall_holding_every_node_leaves_nothing_to_subcycle() {
+    // A rigid wall holds every node of its part, so every node stays at level 0: the solve
+    // must be the plain one, bit for bit (no element's critical increment divided).
+    let striking = |levels: u32| {
+        checked(json!({"model": {
+            "materials": [{"name": "m", "kind": "elastic", "E": 1e4, "nu": 0.3, "rho": 1.0}],
+            "parts": [{"name": "beam", "material": "m", "mesh": {"generate": {
+                "kind": "block", "origin": [0.001, 0.0, 0.0], "size": [1.0, 0.1, 0.1],
+                "nx": 40, "ny": 2, "nz": 2, "grading": [8, 1, 1]}}}],
+            "initial_velocities": [{"part": "beam", "velocity": [-1.0, 0.0, 0.0]}],
+            "walls": [{"name": "wall", "point": [0.0, 0.0, 0.0], "normal": [1.0, 0.0, 0.0]}],
+            "steps": [{"name": "Strike", "duration": 0.02, "output_interval": 0.005}],
+            "controls": {"subcycling_levels": levels}
+        }}))
+    };
+    let plain = solve_on(&striking(0), 2).summary().clone();
+    let asked = solve_on(&striking(3), 2).summary().clone();
+    assert!(
+        plain.contacts[0].peak_force > 0.0,
+        "the beam reaches the wall"
+    );
+    assert_eq!(update_fraction(&asked), 1.0);
+    let strip = |mut s: SolveSummary| {
+        s.wall_seconds = 0.0;
+        serde_json::to_string(&s).expect("json")
+    };
+    assert_eq!(strip(plain), strip(asked));
+}
+
+#[test]
 fn subcycling_gives_the_same_bits_on_any_thread_count() {
     let strip = |mut s: SolveSummary| {
         s.wall_seconds = 0.0;
