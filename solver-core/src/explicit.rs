@@ -90,8 +90,7 @@ pub fn run(model: &Model, options: &SolveOptions) -> Result<Solution, SolveError
             let x = conn.map(|i| asm.reference[i as usize]);
             *c = hex8::critical_increment_at_rest(&x, &asm.materials[m as usize], &ctl);
         });
-    // The volumes come with the first update: only the smallest increment is read here.
-    let (smallest, _) = scan_elements(&at_rest, &at_rest).smallest_critical;
+    let smallest = at_rest.iter().copied().fold(f64::INFINITY, f64::min);
     let initial_increment = scale * smallest;
     let mut contacts = Contacts::new(model, &asm, initial_increment, scale, adjusted);
     let mut gravity = Gravity::new(model.gravity);
@@ -122,8 +121,10 @@ pub fn run(model: &Model, options: &SolveOptions) -> Result<Solution, SolveError
         }),
     };
     drop(at_rest);
-    // The smallest element sets it, at level 0: the same as `smallest`.
-    let (mut critical, _) = scan_elements(&el.volume, &el.critical).smallest_critical;
+    // The smallest of `el.critical` too: the smallest element's nodes are all at level 0
+    // (its reach is 0), and every other element's critical increment over 2^reach is at
+    // least the smallest, or it would not have reached that level.
+    let mut critical = smallest;
     let mut nodes = Nodes {
         x: asm.reference.clone(),
         v: asm.initial_velocity.clone(),
@@ -514,10 +515,6 @@ fn advance(
     scan
 }
 
-/// Elements a task of the set-up's scan takes: rayon's per-item searches and reductions
-/// cost more than the comparisons they carry, so each task scans a run serially.
-const ELEMENTS_PER_SCAN_TASK: usize = 8 * MIN_ELEMENTS_PER_TASK;
-
 /// What the end of an increment needs from every element.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct ElementScan {
@@ -562,22 +559,6 @@ impl ElementScan {
             },
         }
     }
-}
-
-/// One parallel pass over the volumes and critical increments, run by run, joined in run
-/// order: the same answer on any thread count. The increments' scan is the element loop's
-/// own reduction (`advance`); this one serves the set-up and the tests.
-fn scan_elements(volume: &[f64], critical: &[f64]) -> ElementScan {
-    scan_in_runs(volume, critical, ELEMENTS_PER_SCAN_TASK)
-}
-
-fn scan_in_runs(volume: &[f64], critical: &[f64], run: usize) -> ElementScan {
-    volume
-        .par_chunks(run)
-        .zip(critical.par_chunks(run))
-        .enumerate()
-        .map(|(r, (vs, cs))| ElementScan::of_run(r * run, vs, cs))
-        .reduce(|| ElementScan::NONE, ElementScan::join)
 }
 
 fn largest_internal(el: &Elements) -> (f64, usize) {
@@ -627,6 +608,24 @@ fn energy_summary(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Runs of several tasks in the tests below.
+    const ELEMENTS_PER_SCAN_TASK: usize = 8 * MIN_ELEMENTS_PER_TASK;
+
+    /// The element loop's reduction over any split: `of_run` per run of `run` elements,
+    /// `join` in run order, in parallel.
+    fn scan_in_runs(volume: &[f64], critical: &[f64], run: usize) -> ElementScan {
+        volume
+            .par_chunks(run)
+            .zip(critical.par_chunks(run))
+            .enumerate()
+            .map(|(r, (vs, cs))| ElementScan::of_run(r * run, vs, cs))
+            .reduce(|| ElementScan::NONE, ElementScan::join)
+    }
+
+    fn scan_elements(volume: &[f64], critical: &[f64]) -> ElementScan {
+        scan_in_runs(volume, critical, ELEMENTS_PER_SCAN_TASK)
+    }
 
     /// Element by element, in order: what the scan must find.
     fn serial(volume: &[f64], critical: &[f64]) -> ElementScan {

@@ -9,8 +9,8 @@
 //! sized for one increment. Every node of an element advances with at most 2^reach
 //! increments (its reach, the deepest of its nodes' levels), so the stable increment is
 //! the smallest critical increment over 2^reach. This module owns the assignment and the
-//! order that puts each
-//! level's elements together, so that an increment updates a prefix of them.
+//! order that puts each level's elements together, so that an increment updates a prefix
+//! of them.
 //! Undamped, this partition can go unstable in narrow bands of the step (Daniel, "The
 //! subcycled Newmark algorithm", Comput. Mech. 1997); the bulk viscosity damps, and the
 //! energy-blow-up check stops a solve that grows.
