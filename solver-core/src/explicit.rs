@@ -200,6 +200,13 @@ pub fn run(model: &Model, options: &SolveOptions) -> Result<Solution, SolveError
                         ),
                     });
                 }
+                // Without levels every node and element steps every increment: the plain
+                // increment is compiled apart, without the levels' bookkeeping.
+                let advance = if levels.deepest > 0 {
+                    advance::<true>
+                } else {
+                    advance::<false>
+                };
                 scan = advance(
                     &asm,
                     &ctl,
@@ -308,9 +315,11 @@ pub fn run(model: &Model, options: &SolveOptions) -> Result<Solution, SolveError
 
 /// One increment of length `dt`, ending at `time`, the `substep` of a subcycling cycle;
 /// returns the scan (the first inverted element, the smallest critical increment) of the
-/// elements it updated, from the element loop's reduction.
+/// elements it updated, from the element loop's reduction. `SUBCYCLED` false: every level
+/// is 0 (`levels.deepest` is 0), so every node starts and ends its step every increment,
+/// every step is `dt` and every reach 0; the same arithmetic, known at compile time.
 #[allow(clippy::too_many_arguments)]
-fn advance(
+fn advance<const SUBCYCLED: bool>(
     asm: &Assembly,
     ctl: &ElementControls,
     levels: &Levels,
@@ -322,6 +331,7 @@ fn advance(
     dt: f64,
     time: f64,
 ) -> ElementScan {
+    let substep = if SUBCYCLED { substep } else { Substep::WHOLE };
     // A node starting its step h: v(n+1/2) = v(n) + h/2 a(n). Every node drifts,
     // x += dt v(n+1/2): a node between its kicks moves on a straight line.
     nodes
@@ -448,7 +458,11 @@ fn advance(
                 let mat =
                     Elastic::lanes([0, 1, 2, 3].map(|l| &asm.materials[mats[element(l)] as usize]));
                 // Each element over its own step: the smallest of its nodes'.
-                let step = F64x4([e0, e1, e2, e3].map(|e| substep.step(element_levels[e][0], dt)));
+                let step = if SUBCYCLED {
+                    F64x4([e0, e1, e2, e3].map(|e| substep.step(element_levels[e][0], dt)))
+                } else {
+                    F64x4([dt; LANES])
+                };
                 let u = hex8::update_batch(xe, ve, se, &mat, ctl, step);
                 for lane in 0..conn.len() {
                     volume[lane] = u.volume.0[lane];
@@ -469,8 +483,13 @@ fn advance(
                     internal[lane] += u.internal_work.0[lane];
                     viscous[lane] += u.viscous_work.0[lane];
                     hourglass[lane] += u.hourglass_work.0[lane];
-                    critical[lane] =
-                        per_increment(u.critical_increment.0[lane], element_levels[lane][1]);
+                    let c = u.critical_increment.0[lane];
+                    // Reach 0 divides by 1: the same bits.
+                    critical[lane] = if SUBCYCLED {
+                        per_increment(c, element_levels[lane][1])
+                    } else {
+                        c
+                    };
                 }
                 ElementScan::of_run(batch * LANES, volume, critical)
             },
