@@ -170,6 +170,9 @@ struct Buckets {
     /// Where each bucket's ids begin in `ids` (one more entry than buckets).
     start: Vec<u32>,
     ids: Vec<u32>,
+    /// Beside `ids`, each sphere's position and radius: the search reads a bucket's
+    /// members in a row instead of through their ids.
+    packed: Vec<[f64; 4]>,
 }
 
 impl Buckets {
@@ -184,7 +187,7 @@ impl Buckets {
         (h >> (64 - self.bits)) as u32
     }
 
-    fn fill(&mut self, x: &[[f64; 3]], size: f64) {
+    fn fill(&mut self, x: &[[f64; 3]], radius: &[f64], size: f64) {
         let n = x.len();
         self.bits = (2 * n).next_power_of_two().trailing_zeros().max(1);
         let buckets = 1usize << self.bits;
@@ -217,11 +220,18 @@ impl Buckets {
             self.start[b] = self.start[b - 1];
         }
         self.start[0] = 0;
+        self.packed.clear();
+        self.packed.extend(self.ids.iter().map(|&i| {
+            let (p, r) = (x[i as usize], radius[i as usize]);
+            [p[0], p[1], p[2], r]
+        }));
     }
 
-    fn members(&self, bucket: u32) -> &[u32] {
+    /// The ids of a bucket's spheres, ascending, and their positions and radii.
+    fn members(&self, bucket: u32) -> (&[u32], &[[f64; 4]]) {
         let b = bucket as usize;
-        &self.ids[self.start[b] as usize..self.start[b + 1] as usize]
+        let range = self.start[b] as usize..self.start[b + 1] as usize;
+        (&self.ids[range.clone()], &self.packed[range])
     }
 }
 
@@ -236,34 +246,40 @@ fn candidates(setup: &Setup, x: &[[f64; 3]], skin: f64, buckets: &mut Buckets) -
     }
     let r_max = setup.radius.iter().copied().fold(0.0, f64::max);
     let size = 2.0 * r_max + skin;
-    buckets.fill(x, size);
+    buckets.fill(x, &setup.radius, size);
     let buckets = &*buckets;
-    let close = |i: usize, j: usize| -> Option<[u32; 3]> {
-        let (a, b) = (x[i], x[j]);
-        let d = [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
-        let reach = setup.radius[i] + setup.radius[j] + skin;
-        if d[0] * d[0] + d[1] * d[1] + d[2] * d[2] >= reach * reach {
-            return None;
-        }
-        let interaction = setup.pair_interaction(i, j)?;
-        Some([i as u32, j as u32, interaction])
-    };
     (0..n)
         .into_par_iter()
         .fold_chunks(
             super::MIN_PER_TASK,
             || (Vec::new(), Vec::new()),
             |(mut out, mut partners): (Vec<[u32; 3]>, Vec<[u32; 3]>), i| {
-                let base = linear(cell_of(&x[i], size));
+                let a = x[i];
+                let ri = setup.radius[i];
+                let base = linear(cell_of(&a, size));
                 partners.clear();
                 for off in STENCIL {
-                    let m = buckets.members(buckets.mix(base.wrapping_add(off)));
-                    let above = m.partition_point(|&j| j as usize <= i);
-                    partners.extend(m[above..].iter().filter_map(|&j| close(i, j as usize)));
+                    // A bucket holds a sphere or two: a scan past the lower ids costs less
+                    // than a binary search.
+                    let (ids, packed) = buckets.members(buckets.mix(base.wrapping_add(off)));
+                    for (&j, b) in ids.iter().zip(packed) {
+                        if j as usize <= i {
+                            continue;
+                        }
+                        let d = [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
+                        let reach = ri + b[3] + skin;
+                        if d[0] * d[0] + d[1] * d[1] + d[2] * d[2] >= reach * reach {
+                            continue;
+                        }
+                        if let Some(interaction) = setup.pair_interaction(i, j as usize) {
+                            partners.push([i as u32, j, interaction]);
+                        }
+                    }
                 }
-                // Key order; two of the 27 cells in one bucket list its pairs twice.
-                partners.sort_unstable();
-                partners.dedup();
+                // Key order (i is the same in all, and j gives the interaction); two of
+                // the 27 cells in one bucket list its pairs twice.
+                partners.sort_unstable_by_key(|p| p[1]);
+                partners.dedup_by_key(|p| p[1]);
                 out.extend_from_slice(&partners);
                 (out, partners)
             },
