@@ -101,6 +101,13 @@ pub fn run(model: &Model, options: &SolveOptions) -> Result<Solution, SolveError
         model.controls.subcycling_levels,
         contacts.acted_on(),
     );
+    // Without levels every node and element steps every increment: the plain increment is
+    // compiled apart, without the levels' bookkeeping.
+    let advance = if levels.deepest > 0 {
+        advance::<true>
+    } else {
+        advance::<false>
+    };
     let mut el = Elements {
         stress: vec![[0.0; 6]; ne],
         internal: vec![0.0; ne],
@@ -200,13 +207,6 @@ pub fn run(model: &Model, options: &SolveOptions) -> Result<Solution, SolveError
                         ),
                     });
                 }
-                // Without levels every node and element steps every increment: the plain
-                // increment is compiled apart, without the levels' bookkeeping.
-                let advance = if levels.deepest > 0 {
-                    advance::<true>
-                } else {
-                    advance::<false>
-                };
                 scan = advance(
                     &asm,
                     &ctl,
