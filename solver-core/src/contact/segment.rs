@@ -6,15 +6,17 @@
 //! on the stack), the clipped polygons are cut into triangles (a fan from a vertex: they
 //! are convex) and integrated with the three-point rule. On each triangle the faces' shape
 //! functions are linear (the centre carries a quarter of each corner), so the gap and the
-//! shape functions are linear on every sub-triangle and the rule integrates their products
-//! exactly: a uniform pressure gives the consistent nodal forces on both meshes. Being
-//! affine there, the barycentric coordinates and the gap are evaluated once at each
-//! polygon vertex and combined at the integration points, and the coupling is summed per
-//! triangle pair (3 x 3) and spread to the corners once per polygon. The secondary face's
-//! plane frame, projection and split do not depend on the main face: `Secondary` holds
-//! them, made once per face and increment for all its pairs.
+//! shape functions are linear on every sub-triangle and a uniform pressure gives the
+//! consistent nodal forces on both meshes. Being affine in the plane point q, the shape
+//! functions are kept as their coefficients of q = (1, q0, q1), made once per triangle:
+//! the integration points only add up six moments of q weighted by the pressure, and the
+//! moments meet the main face's shape functions once per polygon and the secondary face's
+//! once per secondary triangle. The secondary face's plane frame, projection and split
+//! do not depend on the main face: `Secondary` holds them, made once per face and
+//! increment for all its pairs.
 
 use crate::hex8::{cross, dot, norm, sub};
+use crate::lanes::{F64x4, Lane};
 
 /// A face in the current configuration.
 #[derive(Clone, Copy, Debug, Default)]
@@ -76,29 +78,29 @@ const FACING: f64 = 0.2;
 #[derive(Clone, Copy)]
 struct Triangle {
     p: [[f64; 2]; 3],
-    corners: [usize; 2],
     lo: [f64; 2],
     hi: [f64; 2],
-    /// The barycentric coordinates l1 and l2 as affine functions of the plane point q:
-    /// `l = map[0] * (q0 - p0_0) + map[1] * (q1 - p0_1)` (the triangle's inverse, once per
-    /// triangle instead of a division at every integration point).
-    map: [[f64; 2]; 2],
-    /// Each vertex's height along the secondary normal above the secondary centre: the
-    /// gap is affine on the triangle, so its vertices' heights give it everywhere.
-    h: [f64; 3],
+    /// The face's four shape functions on the triangle (its barycentric coordinates, the
+    /// centre's shared a quarter to each corner), lane c for corner c, as affine functions
+    /// of the plane point q: `shape[0] + q0 shape[1] + q1 shape[2]`.
+    shape: [F64x4; 3],
+    /// The height along the secondary normal above the secondary centre, affine the same
+    /// way: `height[0] + q0 height[1] + q1 height[2]`.
+    height: [f64; 3],
 }
 
 impl Triangle {
     /// A placeholder, overwritten before use.
     const EMPTY: Triangle = Triangle {
         p: [[0.0; 2]; 3],
-        corners: [0; 2],
         lo: [0.0; 2],
         hi: [0.0; 2],
-        map: [[0.0; 2]; 2],
-        h: [0.0; 3],
+        shape: [F64x4([0.0; 4]); 3],
+        height: [0.0; 3],
     };
 
+    /// The triangle of the plane points `p`, with heights `h`, whose first two vertices
+    /// are the face's `corners` (local ids) and whose third is its centre.
     fn new(p: [[f64; 2]; 3], h: [f64; 3], corners: [usize; 2]) -> Self {
         let lo = [
             p[0][0].min(p[1][0]).min(p[2][0]),
@@ -111,39 +113,30 @@ impl Triangle {
         let [a, b, c] = p;
         let det = (b[0] - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (b[1] - a[1]);
         let inv = 1.0 / det;
-        let map = [
-            [(c[1] - a[1]) * inv, -(c[0] - a[0]) * inv],
-            [-(b[1] - a[1]) * inv, (b[0] - a[0]) * inv],
-        ];
+        // The barycentric l1 and l2 are the rows of the triangle's inverse applied to
+        // q - a, written as a constant and the two slopes; l0 = 1 - l1 - l2. A degenerate
+        // triangle (det 0) makes them NaN, and a NaN gap presses nothing.
+        let row = |g: [f64; 2]| [-(g[0] * a[0] + g[1] * a[1]), g[0], g[1]];
+        let l1 = row([(c[1] - a[1]) * inv, -(c[0] - a[0]) * inv]);
+        let l2 = row([-(b[1] - a[1]) * inv, (b[0] - a[0]) * inv]);
+        let mut shape = [F64x4([0.0; 4]); 3];
+        let mut height = [0.0; 3];
+        for (k, (shape, height)) in shape.iter_mut().zip(&mut height).enumerate() {
+            let one = if k == 0 { 1.0 } else { 0.0 };
+            let (u, v) = (l1[k], l2[k]);
+            *shape = F64x4::splat(0.25 * v);
+            shape.0[corners[0]] += one - u - v;
+            shape.0[corners[1]] += u;
+            // h = h0 l0 + h1 l1 + h2 l2 = h0 + (h1 - h0) l1 + (h2 - h0) l2.
+            *height = one * h[0] + (h[1] - h[0]) * u + (h[2] - h[0]) * v;
+        }
         Triangle {
             p,
-            corners,
             lo,
             hi,
-            map,
-            h,
+            shape,
+            height,
         }
-    }
-
-    /// Barycentric coordinates of q.
-    fn barycentric(&self, q: [f64; 2]) -> [f64; 3] {
-        let d = [q[0] - self.p[0][0], q[1] - self.p[0][1]];
-        let l1 = self.map[0][0] * d[0] + self.map[0][1] * d[1];
-        let l2 = self.map[1][0] * d[0] + self.map[1][1] * d[1];
-        [1.0 - l1 - l2, l1, l2]
-    }
-
-    fn height(&self, l: [f64; 3]) -> f64 {
-        l[0] * self.h[0] + l[1] * self.h[1] + l[2] * self.h[2]
-    }
-
-    /// Spread a 3-vector over the triangle's vertices onto the face's four corners: the
-    /// centre carries a quarter of each.
-    fn spread(&self, v: [f64; 3]) -> [f64; 4] {
-        let mut n = [0.25 * v[2]; 4];
-        n[self.corners[0]] += v[0];
-        n[self.corners[1]] += v[1];
-        n
     }
 }
 
@@ -380,10 +373,16 @@ impl Secondary {
         let ts = &self.split;
         let sliver = self.sliver;
         let half_sliver = 0.5 * sliver;
-        let mut out = PairForce::default();
+        let mut coupling = [F64x4::splat(0.0); 4];
+        let mut deepest = 0.0f64;
         let mut any = false;
         let mut bufs = [Polygon::new(), Polygon::new()];
+        let eps_third = eps / 3.0;
         for s in ts {
+            // sum over this secondary triangle's integration points of w p q M_c, by the
+            // powers of q = (1, q0, q1) (rows) and the main corners c (lanes).
+            let mut by_main = [F64x4::splat(0.0); 3];
+            let mut pressed = false;
             for m in &tm {
                 // The boxes' overlap holds the clipped polygon: when it is thinner than the
                 // sliver bound (faces whose edges or spokes meet along a line, off by
@@ -402,81 +401,71 @@ impl Secondary {
                 if poly.len() < 3 || signed_area(poly) <= sliver {
                     continue;
                 }
-                // Both faces' barycentric coordinates and the gap are affine on the polygon (it
-                // lies in one triangle of each face): at the vertices once, at the integration
-                // points from the vertices' by the rule's weights. Vertex data laid out for
-                // two 4-lane vectors (lane-wise the same operations, so the same bits, in
-                // fewer instructions): lm (3), a zero, ls (3), the gap.
-                let vertex = |q: [f64; 2]| {
-                    let (ls, lm) = (s.barycentric(q), m.barycentric(q));
-                    let gap = m.height(lm) - s.height(ls);
-                    [lm[0], lm[1], lm[2], 0.0, ls[0], ls[1], ls[2], gap]
-                };
-                // sum over points of w p ls_i lm_j, spread to the corners once per polygon;
-                // each row's fourth entry (the zero lane's) is never read.
-                let mut local = [[0.0; 4]; 3];
-                let mut pressed = false;
-                let first = vertex(poly[0]);
-                let mut previous = vertex(poly[1]);
-                // The integrand is one polynomial over the whole clipped polygon, so any
-                // triangulation is exact: a fan from a vertex.
+                // Both faces' shape functions and the gap are affine in q on the polygon (it
+                // lies in one triangle of each face): N_a = S_ak q_k and M_c = M_ck q_k with
+                // q = (1, q0, q1). So the rule's sum of w p N_a M_c is S G M^T, where
+                // G = sum over the points of w p q q^T: the points add to six moments, and
+                // the faces' shape functions enter once per polygon and triangle.
+                let g: [f64; 3] = std::array::from_fn(|k| m.height[k] - s.height[k]);
+                let mut moments = [0.0; 6];
+                let mut polygon_pressed = false;
+                // A fan from a vertex: the integrand is one polynomial over the polygon.
                 for i in 1..poly.len() - 1 {
-                    let next = vertex(poly[i + 1]);
                     let tri = [poly[0], poly[i], poly[i + 1]];
                     let area = 0.5
                         * ((tri[1][0] - tri[0][0]) * (tri[2][1] - tri[0][1])
                             - (tri[2][0] - tri[0][0]) * (tri[1][1] - tri[0][1]));
-                    // The three vertices by reference: copying their data cost more than
-                    // the points' arithmetic (callgrind).
-                    let v = [&first, &previous, &next];
                     if area <= 0.0 {
-                        previous = next;
                         continue;
                     }
                     // The rule's points are (2/3, 1/6, 1/6) and its turns: a sixth of the sum
                     // plus half of one vertex.
-                    let mut sixth = [0.0; 8];
-                    for (k, e) in sixth.iter_mut().enumerate() {
-                        *e = (v[0][k] + v[1][k] + v[2][k]) * (1.0 / 6.0);
-                    }
-                    for vr in v {
-                        let mut d = [0.0; 8];
-                        for (k, dk) in d.iter_mut().enumerate() {
-                            *dk = sixth[k] + 0.5 * vr[k];
-                        }
-                        let gap = d[7];
+                    let sum = [
+                        (tri[0][0] + tri[1][0] + tri[2][0]) * (1.0 / 6.0),
+                        (tri[0][1] + tri[1][1] + tri[2][1]) * (1.0 / 6.0),
+                    ];
+                    let weight = area * eps_third;
+                    for v in tri {
+                        let q = [sum[0] + 0.5 * v[0], sum[1] + 0.5 * v[1]];
+                        let gap = g[0] + q[0] * g[1] + q[1] * g[2];
                         if gap.is_nan() || gap >= 0.0 || -gap > depth_limit {
                             continue;
                         }
-                        let wp = area / 3.0 * eps * -gap;
-                        let lm = [d[0], d[1], d[2], d[3]];
-                        for (row, &li) in local.iter_mut().zip(&d[4..7]) {
-                            let w = wp * li;
-                            for (entry, &lj) in row.iter_mut().zip(&lm) {
-                                *entry += w * lj;
-                            }
-                        }
-                        out.deepest = out.deepest.max(-gap);
-                        pressed = true;
+                        let wp = weight * -gap;
+                        let (w0, w1) = (wp * q[0], wp * q[1]);
+                        moments[0] += wp;
+                        moments[1] += w0;
+                        moments[2] += w1;
+                        moments[3] += w0 * q[0];
+                        moments[4] += w0 * q[1];
+                        moments[5] += w1 * q[1];
+                        deepest = deepest.max(-gap);
+                        polygon_pressed = true;
                     }
-                    previous = next;
                 }
-                if !pressed {
+                if !polygon_pressed {
                     continue;
                 }
-                any = true;
-                // coupling[a][c] += sum_ij S[a][i] local[i][j] M[c][j], S and M the triangles'
-                // spreads onto their faces' corners.
-                let rows = local.map(|[a, b, c, _]| m.spread([a, b, c]));
-                let columns = rows[0].iter().zip(&rows[1]).zip(&rows[2]);
-                for (c, ((&r0, &r1), &r2)) in columns.enumerate() {
-                    for (row, v) in out.coupling.iter_mut().zip(s.spread([r0, r1, r2])) {
-                        row[c] += v;
-                    }
-                }
+                pressed = true;
+                let [g00, g01, g02, g11, g12, g22] = moments.map(F64x4::splat);
+                let mc = &m.shape;
+                by_main[0] = by_main[0] + g00 * mc[0] + g01 * mc[1] + g02 * mc[2];
+                by_main[1] = by_main[1] + g01 * mc[0] + g11 * mc[1] + g12 * mc[2];
+                by_main[2] = by_main[2] + g02 * mc[0] + g12 * mc[1] + g22 * mc[2];
+            }
+            if !pressed {
+                continue;
+            }
+            any = true;
+            for (a, row) in coupling.iter_mut().enumerate() {
+                let sa = |k: usize| F64x4::splat(s.shape[k].0[a]);
+                *row = *row + sa(0) * by_main[0] + sa(1) * by_main[1] + sa(2) * by_main[2];
             }
         }
-        any.then_some(out)
+        any.then_some(PairForce {
+            coupling: coupling.map(|row| row.0),
+            deepest,
+        })
     }
 }
 
@@ -549,6 +538,38 @@ mod tests {
         for (r, e) in rows.iter().zip(expect.iter()) {
             assert!((r - e).abs() < 1e-15, "{rows:?}");
         }
+    }
+
+    /// A main face tilted along x: the gap grows linearly, 0.01 (1 + x), over the unit
+    /// square. A corner's force, the integral of p N_a, has a quadratic integrand, which the
+    /// three-point rule integrates exactly. The four-triangle shape functions reproduce
+    /// linear functions, so sum_a x_a N_a = x: multiplied by x and integrated, two corners
+    /// at x = 1 give 2 I1 = 1/3 for I1 = int x N_a, and int x = 1/2 leaves I0 = 1/12 for
+    /// the corners at x = 0. With int N_a = 1/4: 0.01 eps (1/4 + 1/6) at x = 1 and
+    /// 0.01 eps (1/4 + 1/12) at x = 0, on both faces.
+    #[test]
+    fn a_linear_gap_gives_each_corner_the_integral_of_its_pressure() {
+        let s = quad(0.0, 0.0, 1.0, 1.0, 0.0, true);
+        let z = |x: f64| -0.01 * (1.0 + x);
+        let m = FaceGeometry::new([
+            [0.0, 0.0, z(0.0)],
+            [0.0, 1.0, z(0.0)],
+            [1.0, 1.0, z(1.0)],
+            [1.0, 0.0, z(1.0)],
+        ]);
+        let eps = 100.0;
+        let f = integrate(&s, &m, eps, 1.0).expect("they press");
+        let at = |x: f64| 0.01 * eps * if x == 1.0 { 5.0 / 12.0 } else { 1.0 / 3.0 };
+        for (a, corner) in s.corners.iter().enumerate() {
+            let row: f64 = f.coupling[a].iter().sum();
+            assert!((row - at(corner[0])).abs() < 1e-14, "secondary {a}: {row}");
+        }
+        for (c, corner) in m.corners.iter().enumerate() {
+            let column: f64 = (0..4).map(|a| f.coupling[a][c]).sum();
+            assert!((column - at(corner[0])).abs() < 1e-14, "main {c}: {column}");
+        }
+        // The deepest integration point lies inside the square, short of the deepest edge.
+        assert!(f.deepest > 0.01 && f.deepest < 0.02, "{}", f.deepest);
     }
 
     /// The contact loop makes a face `Secondary` once and integrates all its pairs with
