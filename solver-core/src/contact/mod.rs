@@ -26,7 +26,7 @@ use crate::hex8::{cross, dot, norm, sub};
 use impact_protocol::{AdjustedNode, ContactKind, ContactReport, Model};
 use rayon::prelude::*;
 use search::{Aabb, Grid};
-use segment::{FaceGeometry, PairForce, Secondary};
+use segment::{Clipping, FaceGeometry, PairForce, Secondary};
 
 /// Below this many faces a parallel task costs more than the work it carries.
 const MIN_FACES_PER_TASK: usize = 128;
@@ -430,6 +430,7 @@ impl FacesNow<'_> {
         j: usize,
         dt: f64,
         time_step_scale: f64,
+        clipping: &mut Clipping,
     ) -> Option<PairRecord> {
         let eps = self.face_penalty[i]
             .min(self.face_penalty[j])
@@ -439,7 +440,7 @@ impl FacesNow<'_> {
                 time_step_scale,
             ));
         let depth = self.pair.depth_limit[i].min(self.pair.depth_limit[j]);
-        sec.integrate(&self.geometry[j], eps, depth)
+        sec.integrate(&self.geometry[j], eps, depth, clipping)
             .map(|force| PairRecord {
                 secondary: i as u32,
                 main: j as u32,
@@ -568,6 +569,7 @@ impl Interface {
             .enumerate()
             .for_each(|(c, chunk)| {
                 chunk.records.clear();
+                let mut clipping = Clipping::default();
                 let faces = c * MIN_FACES_PER_TASK..((c + 1) * MIN_FACES_PER_TASK).min(nf);
                 for (k, i) in faces.enumerate() {
                     let listed = chunk.first[k] as usize..chunk.first[k + 1] as usize;
@@ -582,9 +584,14 @@ impl Interface {
                         let ready =
                             sec.get_or_insert_with(|| Secondary::new(&faces_now.geometry[i]));
                         let Some(ready) = ready else { break };
-                        chunk
-                            .records
-                            .extend(faces_now.press(ready, i, j, dt, time_step_scale));
+                        chunk.records.extend(faces_now.press(
+                            ready,
+                            i,
+                            j,
+                            dt,
+                            time_step_scale,
+                            &mut clipping,
+                        ));
                     }
                 }
             });
@@ -845,10 +852,12 @@ mod tests {
         let mut found = Vec::new();
         for i in 0..nf {
             for j in 0..nf {
-                // A fresh `Secondary` for every pair: the lists' loop makes one per face.
+                // A fresh `Secondary` and scratch for every pair: the lists' loop makes one
+                // per face and one per chunk of faces.
                 if it.pair.may_touch(i, j) && search::overlap(&it.boxes[i], &it.boxes[j]) {
                     if let Some(sec) = Secondary::new(&it.geometry[i]) {
-                        found.extend(faces_now.press(&sec, i, j, dt, scale));
+                        let clipping = &mut Clipping::default();
+                        found.extend(faces_now.press(&sec, i, j, dt, scale, clipping));
                     }
                 }
             }

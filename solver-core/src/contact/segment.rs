@@ -268,6 +268,21 @@ fn clip(bufs: &mut [Polygon; 2], t: &[[f64; 2]; 3]) -> usize {
     from
 }
 
+/// The clipping's two polygons, kept by the caller for all the pairs it integrates: made
+/// afresh per pair they were zeroed (memset) once per pair, some 1% of the contact.
+#[derive(Clone, Copy)]
+pub struct Clipping {
+    bufs: [Polygon; 2],
+}
+
+impl Default for Clipping {
+    fn default() -> Self {
+        Clipping {
+            bufs: [Polygon::new(), Polygon::new()],
+        }
+    }
+}
+
 /// A secondary face made ready for its pairs: its plane frame (centre, normal, the
 /// in-plane axes), its corners' projections and heights, their box, and its split. None
 /// of it depends on the main face, so the contact loop builds it once per secondary face
@@ -345,8 +360,14 @@ impl Secondary {
 
     /// The penalty forces between this secondary face and a main face, with `eps` the
     /// penalty per area and `depth_limit` the deepest a point may lie behind and still be
-    /// in contact. None when they do not press on each other.
-    pub fn integrate(&self, main: &FaceGeometry, eps: f64, depth_limit: f64) -> Option<PairForce> {
+    /// in contact. None when they do not press on each other. `clipping` is scratch.
+    pub fn integrate(
+        &self,
+        main: &FaceGeometry,
+        eps: f64,
+        depth_limit: f64,
+        clipping: &mut Clipping,
+    ) -> Option<PairForce> {
         let n = self.normal;
         let facing = dot(n, main.normal);
         if facing.is_nan() || facing >= -FACING {
@@ -376,7 +397,7 @@ impl Secondary {
         let mut coupling = [F64x4::splat(0.0); 4];
         let mut deepest = 0.0f64;
         let mut any = false;
-        let mut bufs = [Polygon::new(), Polygon::new()];
+        let bufs = &mut clipping.bufs;
         let eps_third = eps / 3.0;
         for s in ts {
             // sum over this secondary triangle's integration points of w p q M_c, by the
@@ -396,7 +417,7 @@ impl Secondary {
                 }
                 bufs[0].v[..3].copy_from_slice(&m.p);
                 bufs[0].len = 3;
-                let poly = &bufs[clip(&mut bufs, &s.p)];
+                let poly = &bufs[clip(bufs, &s.p)];
                 let poly = poly.vertices();
                 if poly.len() < 3 || signed_area(poly) <= sliver {
                     continue;
@@ -479,7 +500,7 @@ fn integrate(
     eps: f64,
     depth_limit: f64,
 ) -> Option<PairForce> {
-    Secondary::new(sec)?.integrate(main, eps, depth_limit)
+    Secondary::new(sec)?.integrate(main, eps, depth_limit, &mut Clipping::default())
 }
 
 #[cfg(test)]
@@ -599,8 +620,10 @@ mod tests {
             f.map(|f| (f.coupling.map(|r| r.map(f64::to_bits)), f.deepest.to_bits()))
         };
         let mut pressed = 0;
+        // One scratch for every pair, as the contact loop keeps it.
+        let mut clipping = Clipping::default();
         for m in mains.iter().chain(mains.iter().rev()) {
-            let reused = once.integrate(m, 100.0, 0.5);
+            let reused = once.integrate(m, 100.0, 0.5, &mut clipping);
             pressed += usize::from(reused.is_some());
             assert_eq!(bits(reused), bits(integrate(&s, m, 100.0, 0.5)));
         }
