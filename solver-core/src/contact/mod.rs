@@ -570,22 +570,25 @@ impl Interface {
             .for_each(|(c, chunk)| {
                 chunk.records.clear();
                 let mut clipping = Clipping::default();
+                let mut secondary = Secondary::EMPTY;
                 let faces = c * MIN_FACES_PER_TASK..((c + 1) * MIN_FACES_PER_TASK).min(nf);
                 for (k, i) in faces.enumerate() {
                     let listed = chunk.first[k] as usize..chunk.first[k + 1] as usize;
                     // Face i's plane frame, projection and split serve all its pairs: made
                     // at its first candidate whose box meets its own, once.
-                    let mut sec: Option<Option<Secondary>> = None;
+                    let mut ready = None;
                     for &j in &chunk.candidates[listed] {
                         let j = j as usize;
                         if !search::overlap(&boxes[i], &boxes[j]) {
                             continue;
                         }
-                        let ready =
-                            sec.get_or_insert_with(|| Secondary::new(&faces_now.geometry[i]));
-                        let Some(ready) = ready else { break };
+                        let proper =
+                            *ready.get_or_insert_with(|| secondary.prepare(&faces_now.geometry[i]));
+                        if !proper {
+                            break;
+                        }
                         chunk.records.extend(faces_now.press(
-                            ready,
+                            &secondary,
                             i,
                             j,
                             dt,

@@ -318,8 +318,30 @@ fn bbox(p: &[[f64; 2]; 4]) -> ([f64; 2], [f64; 2]) {
 }
 
 impl Secondary {
+    /// A placeholder for `prepare` to fill.
+    pub const EMPTY: Secondary = Secondary {
+        centre: [0.0; 3],
+        normal: [0.0; 3],
+        e1: [0.0; 3],
+        e2: [0.0; 3],
+        h_lo: 0.0,
+        h_hi: 0.0,
+        lo: [0.0; 2],
+        hi: [0.0; 2],
+        split: [Triangle::EMPTY; 4],
+        sliver: 0.0,
+    };
+
     /// None when the face has no in-plane axis (a degenerate face): it presses on nothing.
     pub fn new(sec: &FaceGeometry) -> Option<Self> {
+        let mut out = Secondary::EMPTY;
+        out.prepare(sec).then_some(out)
+    }
+
+    /// Make this the secondary face `sec`, in place (the contact loop keeps one per chunk
+    /// of faces: returned by value, its kilobyte was copied out twice per face); false
+    /// when the face has no in-plane axis.
+    pub fn prepare(&mut self, sec: &FaceGeometry) -> bool {
         let n = sec.normal;
         // Heights above the secondary plane.
         let hs = sec.corners.map(|c| dot(sub(c, sec.centre), n));
@@ -331,27 +353,21 @@ impl Secondary {
         let t = sub(t, n.map(|v| v * dot(t, n)));
         let len = norm(t);
         if len.is_nan() || len <= 0.0 {
-            return None;
+            return false;
         }
         let e1 = t.map(|v| v / len);
-        let e2 = cross(n, e1);
-        let mut out = Secondary {
-            centre: sec.centre,
-            normal: n,
-            e1,
-            e2,
-            h_lo,
-            h_hi,
-            lo: [0.0; 2],
-            hi: [0.0; 2],
-            split: [Triangle::EMPTY; 4],
-            sliver: 1e-12 * sec.area,
-        };
-        let ps = sec.corners.map(|c| out.plane(c));
-        (out.lo, out.hi) = bbox(&ps);
+        self.centre = sec.centre;
+        self.normal = n;
+        self.e1 = e1;
+        self.e2 = cross(n, e1);
+        self.h_lo = h_lo;
+        self.h_hi = h_hi;
+        self.sliver = 1e-12 * sec.area;
+        let ps = sec.corners.map(|c| self.plane(c));
+        (self.lo, self.hi) = bbox(&ps);
         // The centre's height is 0 (the plane's origin).
-        out.split = split(&ps, hs, 0.0);
-        Some(out)
+        self.split = split(&ps, hs, 0.0);
+        true
     }
 
     fn plane(&self, x: [f64; 3]) -> [f64; 2] {
