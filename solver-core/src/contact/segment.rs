@@ -339,8 +339,8 @@ impl Secondary {
     }
 
     /// Make this the secondary face `sec`, in place (the contact loop keeps one per chunk
-    /// of faces: returned by value, its kilobyte was copied out twice per face); false
-    /// when the face has no in-plane axis.
+    /// of faces: returned by value, its kilobyte went out through a memcpy per face);
+    /// false when the face has no in-plane axis.
     pub fn prepare(&mut self, sec: &FaceGeometry) -> bool {
         let n = sec.normal;
         // Heights above the secondary plane.
