@@ -192,33 +192,30 @@ fn apart(s: &Triangle, m: &Triangle) -> bool {
 /// a triangle clipped by a triangle's three edges has at most 3 * 2^3 = 24.
 const MAX_VERTICES: usize = 24;
 
+/// A polygon's slots: a power of two above the bound and the closing copy, so that the
+/// clipping writes its vertices at `len & (SLOTS - 1)`, in bounds without a check per vertex;
+/// the bound keeps `len` under `SLOTS`, so the mask never wraps.
+const SLOTS: usize = 32;
+
 /// A polygon on the stack: no allocation per face pair.
 #[derive(Clone, Copy)]
 struct Polygon {
-    /// One slot more than the bound: the clipping closes the polygon with a copy of its
-    /// first vertex there.
-    v: [[f64; 2]; MAX_VERTICES + 1],
+    /// Room for the bound and one slot more: the clipping closes the polygon with a copy of
+    /// its first vertex there.
+    v: [[f64; 2]; SLOTS],
     len: usize,
 }
 
 impl Polygon {
     fn new() -> Self {
         Polygon {
-            v: [[0.0; 2]; MAX_VERTICES + 1],
+            v: [[0.0; 2]; SLOTS],
             len: 0,
         }
     }
 
     fn vertices(&self) -> &[[f64; 2]] {
         &self.v[..self.len]
-    }
-
-    fn push(&mut self, q: [f64; 2]) {
-        // The bound above makes this unreachable; dropping a vertex would only lose area.
-        if self.len < MAX_VERTICES {
-            self.v[self.len] = q;
-            self.len += 1;
-        }
     }
 }
 
@@ -227,9 +224,6 @@ impl Polygon {
 /// whose `len` is 0 when fewer than three vertices are left (no overlap).
 fn clip(bufs: &mut [Polygon; 2], t: &[[f64; 2]; 3]) -> usize {
     let mut from = 0;
-    // Each pass writes the sides of its polygon's vertices before reading them: zeroed once
-    // per clipping, not once per edge.
-    let mut sides = [0.0; MAX_VERTICES + 1];
     for e in 0..3 {
         let (a, b) = (t[e], t[(e + 1) % 3]);
         let side = |q: [f64; 2]| (b[0] - a[0]) * (q[1] - a[1]) - (b[1] - a[1]) * (q[0] - a[0]);
@@ -239,31 +233,35 @@ fn clip(bufs: &mut [Polygon; 2], t: &[[f64; 2]; 3]) -> usize {
         } else {
             (second, first)
         };
-        out.len = 0;
         let n = poly.len;
         // The first vertex again after the last (its side computed again: the same value),
-        // so the edges are the windows of two: no index arithmetic, no bounds checks.
+        // so the edges are the vertices after the first, each with the one before, carried
+        // in registers with its side: every side is computed once, nothing is stored but
+        // the output, and the output's count stays in a register until the pass ends.
         poly.v[n] = poly.v[0];
-        let closed = &poly.v[..=n];
-        for (s, q) in sides.iter_mut().zip(closed) {
-            *s = side(*q);
-        }
-        for (pq, s) in closed.windows(2).zip(sides[..=n].windows(2)) {
-            let (p, q) = (pq[0], pq[1]);
-            let (sp, sq) = (s[0], s[1]);
+        let mut p = poly.v[0];
+        let mut sp = side(p);
+        let mut len = 0;
+        for &q in &poly.v[1..=n] {
+            let sq = side(q);
             if sp >= 0.0 {
-                out.push(p);
+                out.v[len & (SLOTS - 1)] = p;
+                len += 1;
             }
             if (sp >= 0.0) != (sq >= 0.0) {
                 let s = sp / (sp - sq);
-                out.push([p[0] + s * (q[0] - p[0]), p[1] + s * (q[1] - p[1])]);
+                out.v[len & (SLOTS - 1)] = [p[0] + s * (q[0] - p[0]), p[1] + s * (q[1] - p[1])];
+                len += 1;
             }
+            (p, sp) = (q, sq);
         }
         from = 1 - from;
-        if bufs[from].len < 3 {
+        if len < 3 {
             bufs[from].len = 0;
             return from;
         }
+        // At most twice the pass's input, so at most MAX_VERTICES after the third pass.
+        bufs[from].len = len.min(MAX_VERTICES);
     }
     from
 }
@@ -704,6 +702,48 @@ mod tests {
         let total = eps * 0.01 * d * d;
         // Coordinates near 1 carry rounding of 1e-16, some 3e-11 of the depth.
         assert!(((f.total() - total) / total).abs() < 1e-9, "{}", f.total());
+    }
+
+    /// Clip `m` by `s` on fresh buffers; the polygon left.
+    fn clipped(m: [[f64; 2]; 3], s: &[[f64; 2]; 3]) -> Vec<[f64; 2]> {
+        let mut clipping = Clipping::default();
+        clipping.bufs[0].v[..3].copy_from_slice(&m);
+        clipping.bufs[0].len = 3;
+        let k = clip(&mut clipping.bufs, s);
+        clipping.bufs[k].vertices().to_vec()
+    }
+
+    /// Two equilateral triangles about the same centre, one turned half a turn: their
+    /// overlap is the regular hexagon of the six-pointed star, two thirds of either
+    /// (nine small triangles make each, six the hexagon), its corners at sqrt(3) / 3 of
+    /// the circumradius from the centre.
+    #[test]
+    fn clipping_a_triangle_by_its_half_turn_leaves_the_star_s_hexagon() {
+        let at = |degrees: f64| {
+            let r = degrees.to_radians();
+            [r.cos(), r.sin()]
+        };
+        let up = [at(90.0), at(210.0), at(330.0)];
+        let down = [at(270.0), at(30.0), at(150.0)];
+        let hexagon = clipped(down, &up);
+        assert_eq!(hexagon.len(), 6, "{hexagon:?}");
+        // Unit coordinates: rounding of some 1e-16 in each crossing.
+        let third = signed_area(&up) / 3.0;
+        assert!((signed_area(&hexagon) - 2.0 * third).abs() < 1e-14);
+        for q in &hexagon {
+            let r = (q[0] * q[0] + q[1] * q[1]).sqrt();
+            assert!((r - 3f64.sqrt() / 3.0).abs() < 1e-14, "{q:?} at {r}");
+        }
+        // A triangle inside the other comes back as it went in, vertex for vertex.
+        let small = [[0.0, -0.1], [0.1, 0.1], [-0.1, 0.1]];
+        assert_eq!(clipped(small, &up), small.to_vec());
+        // Off to one side: nothing is left.
+        let off = down.map(|q| [q[0] + 3.0, q[1]]);
+        assert!(clipped(off, &up).is_empty());
+        // Sharing an edge from the other side: at most a segment on it, no area (`apart`
+        // drops such pairs before they are clipped).
+        let below = [up[2], up[1], [0.0, -1.5]];
+        assert_eq!(signed_area(&clipped(below, &up)), 0.0);
     }
 
     #[test]
