@@ -80,12 +80,16 @@ struct Triangle {
     p: [[f64; 2]; 3],
     lo: [f64; 2],
     hi: [f64; 2],
+    /// The heights of `p` along the secondary normal, and the face's corners (local ids)
+    /// at `p[0]` and `p[1]`: what `fit` needs.
+    vertex_heights: [f64; 3],
+    corners: [usize; 2],
     /// The face's four shape functions on the triangle (its barycentric coordinates, the
     /// centre's shared a quarter to each corner), lane c for corner c, as affine functions
-    /// of the plane point q: `shape[0] + q0 shape[1] + q1 shape[2]`.
+    /// of the plane point q: `shape[0] + q0 shape[1] + q1 shape[2]`. Zero until `fit`.
     shape: [F64x4; 3],
     /// The height along the secondary normal above the secondary centre, affine the same
-    /// way: `height[0] + q0 height[1] + q1 height[2]`.
+    /// way: `height[0] + q0 height[1] + q1 height[2]`. Zero until `fit`.
     height: [f64; 3],
 }
 
@@ -95,12 +99,15 @@ impl Triangle {
         p: [[0.0; 2]; 3],
         lo: [0.0; 2],
         hi: [0.0; 2],
+        vertex_heights: [0.0; 3],
+        corners: [0; 2],
         shape: [F64x4([0.0; 4]); 3],
         height: [0.0; 3],
     };
 
     /// The triangle of the plane points `p`, with heights `h`, whose first two vertices
-    /// are the face's `corners` (local ids) and whose third is its centre.
+    /// are the face's `corners` (local ids) and whose third is its centre: its points and
+    /// box, enough to clip by; `fit` adds its shape functions and heights.
     fn new(p: [[f64; 2]; 3], h: [f64; 3], corners: [usize; 2]) -> Self {
         let lo = [
             p[0][0].min(p[1][0]).min(p[2][0]),
@@ -110,7 +117,22 @@ impl Triangle {
             p[0][0].max(p[1][0]).max(p[2][0]),
             p[0][1].max(p[1][1]).max(p[2][1]),
         ];
-        let [a, b, c] = p;
+        Triangle {
+            p,
+            lo,
+            hi,
+            vertex_heights: h,
+            corners,
+            shape: [F64x4([0.0; 4]); 3],
+            height: [0.0; 3],
+        }
+    }
+
+    /// The shape functions and heights as affine functions of q. A main face's triangle
+    /// is fitted only once a clipping leaves a polygon in it: in the block on the plate
+    /// (meshes half an element apart) a third of them meet the secondary face in none.
+    fn fit(&mut self) {
+        let ([a, b, c], h, corners) = (self.p, self.vertex_heights, self.corners);
         let det = (b[0] - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (b[1] - a[1]);
         let inv = 1.0 / det;
         // The barycentric l1 and l2 are the rows of the triangle's inverse applied to
@@ -119,9 +141,7 @@ impl Triangle {
         let row = |g: [f64; 2]| [-(g[0] * a[0] + g[1] * a[1]), g[0], g[1]];
         let l1 = row([(c[1] - a[1]) * inv, -(c[0] - a[0]) * inv]);
         let l2 = row([-(b[1] - a[1]) * inv, (b[0] - a[0]) * inv]);
-        let mut shape = [F64x4([0.0; 4]); 3];
-        let mut height = [0.0; 3];
-        for (k, (shape, height)) in shape.iter_mut().zip(&mut height).enumerate() {
+        for (k, (shape, height)) in self.shape.iter_mut().zip(&mut self.height).enumerate() {
             let one = if k == 0 { 1.0 } else { 0.0 };
             let (u, v) = (l1[k], l2[k]);
             *shape = F64x4::splat(0.25 * v);
@@ -129,13 +149,6 @@ impl Triangle {
             shape.0[corners[1]] += u;
             // h = h0 l0 + h1 l1 + h2 l2 = h0 + (h1 - h0) l1 + (h2 - h0) l2.
             *height = one * h[0] + (h[1] - h[0]) * u + (h[2] - h[0]) * v;
-        }
-        Triangle {
-            p,
-            lo,
-            hi,
-            shape,
-            height,
         }
     }
 }
@@ -365,6 +378,9 @@ impl Secondary {
         (self.lo, self.hi) = bbox(&ps);
         // The centre's height is 0 (the plane's origin).
         self.split = split(&ps, hs, 0.0);
+        for t in &mut self.split {
+            t.fit();
+        }
         true
     }
 
@@ -405,7 +421,8 @@ impl Secondary {
             return None;
         }
         // The main centre's height is the mean of its corners' (the centre is their mean).
-        let tm = split(&pm, hm, dot(sub(main.centre, self.centre), n));
+        let mut tm = split(&pm, hm, dot(sub(main.centre, self.centre), n));
+        let mut fitted = [false; 4];
         let ts = &self.split;
         let sliver = self.sliver;
         let half_sliver = 0.5 * sliver;
@@ -419,7 +436,7 @@ impl Secondary {
             // powers of q = (1, q0, q1) (rows) and the main corners c (lanes).
             let mut by_main = [F64x4::splat(0.0); 3];
             let mut pressed = false;
-            for m in &tm {
+            for (m, fitted) in tm.iter_mut().zip(&mut fitted) {
                 // The boxes' overlap holds the clipped polygon: when it is thinner than the
                 // sliver bound (faces whose edges or spokes meet along a line, off by
                 // rounding: most of the triangle pairs of aligned meshes) the polygon would
@@ -436,6 +453,10 @@ impl Secondary {
                 let poly = poly.vertices();
                 if poly.len() < 3 {
                     continue;
+                }
+                if !*fitted {
+                    m.fit();
+                    *fitted = true;
                 }
                 // Both faces' shape functions and the gap are affine in q on the polygon (it
                 // lies in one triangle of each face): N_a = S_ak q_k and M_c = M_ck q_k with
