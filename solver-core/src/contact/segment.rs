@@ -490,11 +490,13 @@ impl Secondary {
                         (tri[0][1] + tri[1][1] + tri[2][1]) * (1.0 / 6.0),
                     ];
                     let weight = area * eps_third;
-                    for v in tri {
+                    // Written out for the three points: as a loop over `tri` the vertices
+                    // went through the stack and the moments were spilled (callgrind).
+                    let mut point = |v: [f64; 2]| {
                         let q = [sum[0] + 0.5 * v[0], sum[1] + 0.5 * v[1]];
                         let gap = g[0] + q[0] * g[1] + q[1] * g[2];
                         if gap.is_nan() || gap >= 0.0 || -gap > depth_limit {
-                            continue;
+                            return;
                         }
                         let wp = weight * -gap;
                         let (w0, w1) = (wp * q[0], wp * q[1]);
@@ -504,16 +506,25 @@ impl Secondary {
                         moments[3] += w0 * q[0];
                         moments[4] += w0 * q[1];
                         moments[5] += w1 * q[1];
-                        polygon_deepest = polygon_deepest.max(-gap);
+                        // -gap is a number above 0 here: no NaN to pass over, as `max` would.
+                        if -gap > polygon_deepest {
+                            polygon_deepest = -gap;
+                        }
                         polygon_pressed = true;
-                    }
+                    };
+                    point(tri[0]);
+                    point(tri[1]);
+                    point(tri[2]);
                 }
                 if !polygon_pressed || polygon_area <= sliver {
                     continue;
                 }
                 deepest = deepest.max(polygon_deepest);
                 pressed = true;
-                let [g00, g01, g02, g11, g12, g22] = moments.map(F64x4::splat);
+                // Splat one by one: `moments.map(F64x4::splat)` was a call out of line.
+                let [g00, g01, g02, g11, g12, g22] = moments;
+                let [g00, g01, g02] = [F64x4::splat(g00), F64x4::splat(g01), F64x4::splat(g02)];
+                let [g11, g12, g22] = [F64x4::splat(g11), F64x4::splat(g12), F64x4::splat(g22)];
                 let mc = &m.shape;
                 by_main[0] = by_main[0] + g00 * mc[0] + g01 * mc[1] + g02 * mc[2];
                 by_main[1] = by_main[1] + g01 * mc[0] + g11 * mc[1] + g12 * mc[2];
