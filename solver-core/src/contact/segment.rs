@@ -232,10 +232,13 @@ impl Polygon {
     }
 }
 
-/// Clip the convex polygon `bufs[0]` by the counter-clockwise triangle `t`
-/// (Sutherland-Hodgman), the two buffers taking turns; returns the index of the result,
-/// whose `len` is 0 when fewer than three vertices are left (no overlap).
-fn clip(bufs: &mut [Polygon; 2], t: &[[f64; 2]; 3]) -> usize {
+/// Clip the triangle `m` by the counter-clockwise triangle `t` (Sutherland-Hodgman), the
+/// two buffers taking turns; returns the index of the result, whose `len` is 0 when fewer
+/// than three vertices are left (no overlap). Starting from a triangle is what bounds the
+/// result by `MAX_VERTICES`.
+fn clip(bufs: &mut [Polygon; 2], m: &[[f64; 2]; 3], t: &[[f64; 2]; 3]) -> usize {
+    bufs[0].v[..3].copy_from_slice(m);
+    bufs[0].len = 3;
     let mut from = 0;
     for e in 0..3 {
         let (a, b) = (t[e], t[(e + 1) % 3]);
@@ -447,9 +450,7 @@ impl Secondary {
                 if w <= 0.0 || h <= 0.0 || w * h <= half_sliver || apart(s, m) {
                     continue;
                 }
-                bufs[0].v[..3].copy_from_slice(&m.p);
-                bufs[0].len = 3;
-                let poly = &bufs[clip(bufs, &s.p)];
+                let poly = &bufs[clip(bufs, &m.p, &s.p)];
                 let poly = poly.vertices();
                 if poly.len() < 3 {
                     continue;
@@ -739,9 +740,7 @@ mod tests {
     /// Clip `m` by `s` on fresh buffers; the polygon left.
     fn clipped(m: [[f64; 2]; 3], s: &[[f64; 2]; 3]) -> Vec<[f64; 2]> {
         let mut clipping = Clipping::default();
-        clipping.bufs[0].v[..3].copy_from_slice(&m);
-        clipping.bufs[0].len = 3;
-        let k = clip(&mut clipping.bufs, s);
+        let k = clip(&mut clipping.bufs, &m, s);
         clipping.bufs[k].vertices().to_vec()
     }
 
