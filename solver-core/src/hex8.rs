@@ -318,14 +318,16 @@ pub fn update_lanes<T: Lane>(
     }
     // The forces' Walsh coefficients: f_I = sum_k basis_k(I) coef[k]. The stress gives
     // f_I = -V (sigma - q 1) b_I = sum_j s_j(I) t_j with t_j = -V (sigma - q 1) g[j].
-    let mut coef = [[zero; 3]; 8];
+    // Built as values and assembled at the end: an array zeroed first and filled in place
+    // stayed in memory, a 768-byte memset a batch.
+    let mut stress_coef = [[zero; 3]; 3];
     for j in 0..3 {
         for r in 0..3 {
             let mut t = -q * g[j][r];
             for cc in 0..3 {
                 t = t + s_new[r][cc] * g[j][cc];
             }
-            coef[1 + j][r] = -volume * t;
+            stress_coef[j][r] = -volume * t;
         }
     }
 
@@ -334,6 +336,7 @@ pub fn update_lanes<T: Lane>(
     // modes with a viscous force -a_h (gamma_a . v) gamma_a. With the basis orthogonal,
     // gamma_a . v = wv[4 + a] - sum_j (hx_a . g[j]) wv[1 + j], and the force's
     // coefficients are -a_h qv_a on h_a and +a_h sum_a (hx_a . g[j]) qv_a on s_j.
+    let mut hourglass_coef = [[zero; 3]; 4];
     let mut hourglass_work = zero;
     if ctl.hourglass > 0.0 {
         let cube_root = volume.cube_root();
@@ -347,15 +350,18 @@ pub fn update_lanes<T: Lane>(
             }
             for r in 0..3 {
                 let f = a_h * qv[r];
-                coef[4 + a][r] = -f;
-                coef[1][r] = coef[1][r] + f * proj[0];
-                coef[2][r] = coef[2][r] + f * proj[1];
-                coef[3][r] = coef[3][r] + f * proj[2];
+                hourglass_coef[a][r] = -f;
+                for j in 0..3 {
+                    stress_coef[j][r] = stress_coef[j][r] + f * proj[j];
+                }
             }
             hourglass_work =
                 hourglass_work + a_h * (qv[0] * qv[0] + qv[1] * qv[1] + qv[2] * qv[2]) * dt;
         }
     }
+    let [s1, s2, s3] = stress_coef;
+    let [h1, h2, h3, h4] = hourglass_coef;
+    let coef = [[zero; 3], s1, s2, s3, h1, h2, h3, h4];
 
     ElementUpdate {
         forces: walsh_expand(&coef),
