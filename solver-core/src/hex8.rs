@@ -318,16 +318,17 @@ pub fn update_lanes<T: Lane>(
     }
     // The forces' Walsh coefficients: f_I = sum_k basis_k(I) coef[k]. The stress gives
     // f_I = -V (sigma - q 1) b_I = sum_j s_j(I) t_j with t_j = -V (sigma - q 1) g[j].
-    // Built as values and assembled at the end: an array zeroed first and filled in place
-    // stayed in memory, a 768-byte memset a batch.
-    let mut stress_coef = [[zero; 3]; 3];
+    // The coefficients on s_j (here the stress's, below the hourglass modes' too) and on
+    // h_a, built as values and put together at the end: an array zeroed first and filled
+    // in place stayed in memory, a 768-byte memset a batch.
+    let mut linear_coef = [[zero; 3]; 3];
     for j in 0..3 {
         for r in 0..3 {
             let mut t = -q * g[j][r];
             for cc in 0..3 {
                 t = t + s_new[r][cc] * g[j][cc];
             }
-            stress_coef[j][r] = -volume * t;
+            linear_coef[j][r] = -volume * t;
         }
     }
 
@@ -352,16 +353,16 @@ pub fn update_lanes<T: Lane>(
                 let f = a_h * qv[r];
                 hourglass_coef[a][r] = -f;
                 for j in 0..3 {
-                    stress_coef[j][r] = stress_coef[j][r] + f * proj[j];
+                    linear_coef[j][r] = linear_coef[j][r] + f * proj[j];
                 }
             }
             hourglass_work =
                 hourglass_work + a_h * (qv[0] * qv[0] + qv[1] * qv[1] + qv[2] * qv[2]) * dt;
         }
     }
-    let [s1, s2, s3] = stress_coef;
+    let [l1, l2, l3] = linear_coef;
     let [h1, h2, h3, h4] = hourglass_coef;
-    let coef = [[zero; 3], s1, s2, s3, h1, h2, h3, h4];
+    let coef = [[zero; 3], l1, l2, l3, h1, h2, h3, h4];
 
     ElementUpdate {
         forces: walsh_expand(&coef),
