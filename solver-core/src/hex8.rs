@@ -195,6 +195,14 @@ fn natural_gradient<T: Lane>(jac: &[[T; 3]; 3], det: T) -> [[T; 3]; 3] {
     ]
 }
 
+/// The stress's force coefficient on the node signs s_j: t_j = -V (sigma - q 1) g_j, in
+/// the order of the sums the node-by-node form makes.
+#[inline(always)]
+fn stress_traction<T: Lane>(s: &[[T; 3]; 3], q: T, volume: T, g: [T; 3]) -> [T; 3] {
+    let row = |r: usize| -volume * (-q * g[r] + s[r][0] * g[0] + s[r][1] * g[1] + s[r][2] * g[2]);
+    [row(0), row(1), row(2)]
+}
+
 /// Update one element over the increment `dt`: `x` are the nodes' positions at the end of
 /// the increment, `v` their velocities over it. See `update_lanes`.
 pub fn update(
@@ -319,18 +327,14 @@ pub fn update_lanes<T: Lane>(
     // The forces' Walsh coefficients: f_I = sum_k basis_k(I) coef[k]. The stress gives
     // f_I = -V (sigma - q 1) b_I = sum_j s_j(I) t_j with t_j = -V (sigma - q 1) g[j].
     // The coefficients on s_j (here the stress's, below the hourglass modes' too) and on
-    // h_a, built as values and put together at the end: an array zeroed first and filled
-    // in place stayed in memory, a 768-byte memset a batch.
-    let mut linear_coef = [[zero; 3]; 3];
-    for j in 0..3 {
-        for r in 0..3 {
-            let mut t = -q * g[j][r];
-            for cc in 0..3 {
-                t = t + s_new[r][cc] * g[j][cc];
-            }
-            linear_coef[j][r] = -volume * t;
-        }
-    }
+    // h_a are values written out, not arrays filled in loops: a zeroed array filled in
+    // place was a 768-byte memset a batch, and loops over its 3 x 3 entries became
+    // AVX-512 masked gathers and scatters through the stack, 24 a batch.
+    let mut linear_coef = [
+        stress_traction(&s_new, q, volume, g[0]),
+        stress_traction(&s_new, q, volume, g[1]),
+        stress_traction(&s_new, q, volume, g[2]),
+    ];
 
     // Flanagan-Belytschko: project the velocities on the hourglass vectors made orthogonal
     // to every linear field, gamma_a = h_a - sum_j (hx_a . g[j]) s_j, and resist those
@@ -342,22 +346,20 @@ pub fn update_lanes<T: Lane>(
     if ctl.hourglass > 0.0 {
         let cube_root = volume.cube_root();
         let a_h = T::splat(ctl.hourglass) * mat.rho * c * cube_root * cube_root / T::splat(4.0);
-        for a in 0..4 {
+        for (a, coef) in hourglass_coef.iter_mut().enumerate() {
             let hx = wx[4 + a];
             let proj = [dot(hx, g[0]), dot(hx, g[1]), dot(hx, g[2])];
-            let mut qv = wv[4 + a];
-            for r in 0..3 {
-                qv[r] = qv[r] - (proj[0] * wv[1][r] + proj[1] * wv[2][r] + proj[2] * wv[3][r]);
-            }
-            for r in 0..3 {
-                let f = a_h * qv[r];
-                hourglass_coef[a][r] = -f;
-                for j in 0..3 {
-                    linear_coef[j][r] = linear_coef[j][r] + f * proj[j];
-                }
-            }
-            hourglass_work =
-                hourglass_work + a_h * (qv[0] * qv[0] + qv[1] * qv[1] + qv[2] * qv[2]) * dt;
+            let linear_part =
+                |r: usize| proj[0] * wv[1][r] + proj[1] * wv[2][r] + proj[2] * wv[3][r];
+            let qv = sub(wv[4 + a], [linear_part(0), linear_part(1), linear_part(2)]);
+            let f = [a_h * qv[0], a_h * qv[1], a_h * qv[2]];
+            *coef = [-f[0], -f[1], -f[2]];
+            linear_coef = [
+                add(linear_coef[0], scale(f, proj[0])),
+                add(linear_coef[1], scale(f, proj[1])),
+                add(linear_coef[2], scale(f, proj[2])),
+            ];
+            hourglass_work = hourglass_work + a_h * dot(qv, qv) * dt;
         }
     }
     let [l1, l2, l3] = linear_coef;
@@ -430,6 +432,11 @@ pub fn stable_length<T: Lane>(ng: &[[T; 3]; 3], mat: &Elastic<T>) -> T {
 #[inline(always)]
 fn add<T: Lane>(a: [T; 3], b: [T; 3]) -> [T; 3] {
     [a[0] + b[0], a[1] + b[1], a[2] + b[2]]
+}
+
+#[inline(always)]
+fn scale<T: Lane>(a: [T; 3], s: T) -> [T; 3] {
+    [a[0] * s, a[1] * s, a[2] * s]
 }
 
 #[inline(always)]
