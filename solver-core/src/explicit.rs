@@ -392,7 +392,9 @@ fn advance<const SUBCYCLED: bool>(
             &asm.element_material[..],
         ),
     };
-    let (x, v, corner_forces) = (&nodes.x, &nodes.v, &*corner_forces);
+    // The velocities cut to the positions' length: one bound check a node, not two.
+    let (x, corner_forces) = (&nodes.x[..], &*corner_forces);
+    let v = &nodes.v[..x.len()];
     let scan = (
         stress[..updated].par_chunks_mut(LANES),
         internal[..updated].par_chunks_mut(LANES),
@@ -438,10 +440,11 @@ fn advance<const SUBCYCLED: bool>(
                 // their results are dropped.
                 let element = |lane: usize| if lane < conn.len() { lane } else { 0 };
                 let [e0, e1, e2, e3] = [element(0), element(1), element(2), element(3)];
+                let rows = [&conn[e0], &conn[e1], &conn[e2], &conn[e3]];
                 // Each lane vector is built whole and stored once: four scalar stores into
                 // one vector stall the kernel's wide load of it (no store forwarding).
                 for k in 0..8 {
-                    let n = [conn[e0][k], conn[e1][k], conn[e2][k], conn[e3][k]];
+                    let n = [rows[0][k], rows[1][k], rows[2][k], rows[3][k]];
                     let p = [
                         x[n[0] as usize],
                         x[n[1] as usize],
@@ -459,15 +462,19 @@ fn advance<const SUBCYCLED: bool>(
                         ve[k][r] = F64x4([u[0][r], u[1][r], u[2][r], u[3][r]]);
                     }
                 }
-                let s = [&stress[e0], &stress[e1], &stress[e2], &stress[e3]];
+                // The four rows copied whole, then transposed: read through references,
+                // the native build gathered the components with `vgatherqpd`.
+                let s = [stress[e0], stress[e1], stress[e2], stress[e3]];
                 for (c, component) in se.iter_mut().enumerate() {
                     *component = F64x4([s[0][c], s[1][c], s[2][c], s[3][c]]);
                 }
-                let mat =
-                    Elastic::lanes([0, 1, 2, 3].map(|l| &asm.materials[mats[element(l)] as usize]));
+                // Written out: `array::map` here was an out-of-line `try_map` call a batch.
+                let material = |e: usize| &asm.materials[mats[e] as usize];
+                let mat = Elastic::lanes([material(e0), material(e1), material(e2), material(e3)]);
                 // Each element over its own step: the smallest of its nodes'.
                 let step = if SUBCYCLED {
-                    F64x4([e0, e1, e2, e3].map(|e| substep.step(element_levels[e][0], dt)))
+                    let own = |e: usize| substep.step(element_levels[e][0], dt);
+                    F64x4([own(e0), own(e1), own(e2), own(e3)])
                 } else {
                     F64x4([dt; LANES])
                 };
@@ -487,7 +494,11 @@ fn advance<const SUBCYCLED: bool>(
                         critical[lane] = f64::INFINITY;
                         continue;
                     }
-                    stress[lane] = u.stress.map(|c| c.0[lane]);
+                    // Lane by lane from the result: `map` copied all six vectors to the
+                    // stack for each lane.
+                    for (c, component) in stress[lane].iter_mut().enumerate() {
+                        *component = u.stress[c].0[lane];
+                    }
                     internal[lane] += u.internal_work.0[lane];
                     viscous[lane] += u.viscous_work.0[lane];
                     hourglass[lane] += u.hourglass_work.0[lane];
