@@ -393,7 +393,7 @@ fn advance<const SUBCYCLED: bool>(
         ),
     };
     // The velocities cut to the positions' length: one bound check a node, not two.
-    let (x, corner_forces) = (&nodes.x[..], &*corner_forces);
+    let (x, corner_forces) = (&nodes.x[..], &corner_forces[..]);
     let v = &nodes.v[..x.len()];
     let scan = (
         stress[..updated].par_chunks_mut(LANES),
@@ -440,6 +440,9 @@ fn advance<const SUBCYCLED: bool>(
                 // their results are dropped.
                 let element = |lane: usize| if lane < conn.len() { lane } else { 0 };
                 let [e0, e1, e2, e3] = [element(0), element(1), element(2), element(3)];
+                // The slice in registers: read through the closure's captures, its start
+                // and length were loaded again after every atomic store.
+                let corner_forces: &[[AtomicU64; 3]] = corner_forces;
                 let rows = [&conn[e0], &conn[e1], &conn[e2], &conn[e3]];
                 // Each lane vector is built whole and stored once: four scalar stores into
                 // one vector stall the kernel's wide load of it (no store forwarding).
