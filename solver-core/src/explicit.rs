@@ -395,128 +395,156 @@ fn advance<const SUBCYCLED: bool>(
     // The velocities cut to the positions' length: one bound check a node, not two.
     let (x, corner_forces) = (&nodes.x[..], &corner_forces[..]);
     let v = &nodes.v[..x.len()];
+    // Whole batches go to rayon as exact chunks (no bound to take for each of the ten
+    // slices a batch, and four lanes known at compile time); the short last batch, if
+    // any, is updated after them.
+    let full = updated - updated % LANES;
+    let (stress, stress_tail) = stress[..updated].split_at_mut(full);
+    let (internal, internal_tail) = internal[..updated].split_at_mut(full);
+    let (viscous, viscous_tail) = viscous[..updated].split_at_mut(full);
+    let (hourglass, hourglass_tail) = hourglass[..updated].split_at_mut(full);
+    let (critical, critical_tail) = critical[..updated].split_at_mut(full);
+    let (volume, volume_tail) = volume[..updated].split_at_mut(full);
+    let (corner_slot, corner_slot_tail) = corner_slot[..updated].split_at(full);
+    let (connectivity, connectivity_tail) = connectivity[..updated].split_at(full);
+    let (material, material_tail) = material[..updated].split_at(full);
+    let (element_levels, element_levels_tail) = levels.element[..updated].split_at(full);
+    // One gather buffer a task, not a zeroed one a batch (that memset was 5% of the
+    // increment): every batch overwrites all of its lanes.
+    let gather_buffers = || -> GatherBuffers {
+        (
+            [[F64x4::default(); 3]; 8],
+            [[F64x4::default(); 3]; 8],
+            [F64x4::default(); 6],
+        )
+    };
+    let update = |buffers: &mut GatherBuffers, (batch, slices): (usize, Batch<'_>)| {
+        let (xe, ve, se) = buffers;
+        let (
+            stress,
+            internal,
+            viscous,
+            hourglass,
+            critical,
+            volume,
+            slots,
+            conn,
+            mats,
+            element_levels,
+        ) = slices;
+        // A short last batch fills its empty lanes with its first element again;
+        // their results are dropped.
+        let element = |lane: usize| if lane < conn.len() { lane } else { 0 };
+        let [e0, e1, e2, e3] = [element(0), element(1), element(2), element(3)];
+        // The slice in registers: read through the closure's captures, its start
+        // and length were loaded again after every atomic store.
+        let corner_forces: &[[AtomicU64; 3]] = corner_forces;
+        let rows = [&conn[e0], &conn[e1], &conn[e2], &conn[e3]];
+        // Each lane vector is built whole and stored once: four scalar stores into
+        // one vector stall the kernel's wide load of it (no store forwarding).
+        for k in 0..8 {
+            let n = [rows[0][k], rows[1][k], rows[2][k], rows[3][k]];
+            let p = [
+                x[n[0] as usize],
+                x[n[1] as usize],
+                x[n[2] as usize],
+                x[n[3] as usize],
+            ];
+            let u = [
+                v[n[0] as usize],
+                v[n[1] as usize],
+                v[n[2] as usize],
+                v[n[3] as usize],
+            ];
+            for r in 0..3 {
+                xe[k][r] = F64x4([p[0][r], p[1][r], p[2][r], p[3][r]]);
+                ve[k][r] = F64x4([u[0][r], u[1][r], u[2][r], u[3][r]]);
+            }
+        }
+        // The four rows copied whole, then transposed: read through references,
+        // the native build gathered the components with `vgatherqpd`.
+        let s = [stress[e0], stress[e1], stress[e2], stress[e3]];
+        for (c, component) in se.iter_mut().enumerate() {
+            *component = F64x4([s[0][c], s[1][c], s[2][c], s[3][c]]);
+        }
+        // Written out: `array::map` here was an out-of-line `try_map` call a batch.
+        let material = |e: usize| &asm.materials[mats[e] as usize];
+        let mat = Elastic::lanes([material(e0), material(e1), material(e2), material(e3)]);
+        // Each element over its own step: the smallest of its nodes'.
+        let step = if SUBCYCLED {
+            let own = |e: usize| substep.step(element_levels[e][0], dt);
+            F64x4([own(e0), own(e1), own(e2), own(e3)])
+        } else {
+            F64x4([dt; LANES])
+        };
+        let u = hex8::update_batch(xe, ve, se, &mat, ctl, step);
+        for lane in 0..conn.len() {
+            volume[lane] = u.volume.0[lane];
+            let sound = hex8::sound(volume[lane]);
+            for (&slot, lanes) in slots[lane].iter().zip(u.forces.iter()) {
+                for (atom, f) in corner_forces[slot as usize].iter().zip(lanes) {
+                    let f = if sound { f.0[lane] } else { 0.0 };
+                    atom.store(f.to_bits(), Ordering::Relaxed);
+                }
+            }
+            if !sound {
+                // Inverted: the solve stops after this increment, on the volume.
+                stress[lane] = [0.0; 6];
+                critical[lane] = f64::INFINITY;
+                continue;
+            }
+            // Lane by lane from the result: `map` copied all six vectors to the
+            // stack for each lane.
+            for (c, component) in stress[lane].iter_mut().enumerate() {
+                *component = u.stress[c].0[lane];
+            }
+            internal[lane] += u.internal_work.0[lane];
+            viscous[lane] += u.viscous_work.0[lane];
+            hourglass[lane] += u.hourglass_work.0[lane];
+            let c = u.critical_increment.0[lane];
+            // Reach 0 divides by 1: the same bits.
+            critical[lane] = if SUBCYCLED {
+                per_increment(c, element_levels[lane][1])
+            } else {
+                c
+            };
+        }
+        ElementScan::of_run(batch * LANES, volume, critical)
+    };
     let scan = (
-        stress[..updated].par_chunks_mut(LANES),
-        internal[..updated].par_chunks_mut(LANES),
-        viscous[..updated].par_chunks_mut(LANES),
-        hourglass[..updated].par_chunks_mut(LANES),
-        critical[..updated].par_chunks_mut(LANES),
-        volume[..updated].par_chunks_mut(LANES),
-        corner_slot[..updated].par_chunks(LANES),
-        connectivity[..updated].par_chunks(LANES),
-        material[..updated].par_chunks(LANES),
-        levels.element[..updated].par_chunks(LANES),
+        stress.par_chunks_exact_mut(LANES),
+        internal.par_chunks_exact_mut(LANES),
+        viscous.par_chunks_exact_mut(LANES),
+        hourglass.par_chunks_exact_mut(LANES),
+        critical.par_chunks_exact_mut(LANES),
+        volume.par_chunks_exact_mut(LANES),
+        corner_slot.par_chunks_exact(LANES),
+        connectivity.par_chunks_exact(LANES),
+        material.par_chunks_exact(LANES),
+        element_levels.par_chunks_exact(LANES),
     )
         .into_par_iter()
         .enumerate()
         .with_min_len(MIN_ELEMENTS_PER_TASK / LANES)
-        .map_init(
-            // One gather buffer a task, not a zeroed one a batch (that memset was 5% of
-            // the increment): every batch overwrites all of its lanes.
-            || {
-                (
-                    [[F64x4::default(); 3]; 8],
-                    [[F64x4::default(); 3]; 8],
-                    [F64x4::default(); 6],
-                )
-            },
-            |(xe, ve, se),
-             (
-                batch,
-                (
-                    stress,
-                    internal,
-                    viscous,
-                    hourglass,
-                    critical,
-                    volume,
-                    slots,
-                    conn,
-                    mats,
-                    element_levels,
-                ),
-            )| {
-                // A short last batch fills its empty lanes with its first element again;
-                // their results are dropped.
-                let element = |lane: usize| if lane < conn.len() { lane } else { 0 };
-                let [e0, e1, e2, e3] = [element(0), element(1), element(2), element(3)];
-                // The slice in registers: read through the closure's captures, its start
-                // and length were loaded again after every atomic store.
-                let corner_forces: &[[AtomicU64; 3]] = corner_forces;
-                let rows = [&conn[e0], &conn[e1], &conn[e2], &conn[e3]];
-                // Each lane vector is built whole and stored once: four scalar stores into
-                // one vector stall the kernel's wide load of it (no store forwarding).
-                for k in 0..8 {
-                    let n = [rows[0][k], rows[1][k], rows[2][k], rows[3][k]];
-                    let p = [
-                        x[n[0] as usize],
-                        x[n[1] as usize],
-                        x[n[2] as usize],
-                        x[n[3] as usize],
-                    ];
-                    let u = [
-                        v[n[0] as usize],
-                        v[n[1] as usize],
-                        v[n[2] as usize],
-                        v[n[3] as usize],
-                    ];
-                    for r in 0..3 {
-                        xe[k][r] = F64x4([p[0][r], p[1][r], p[2][r], p[3][r]]);
-                        ve[k][r] = F64x4([u[0][r], u[1][r], u[2][r], u[3][r]]);
-                    }
-                }
-                // The four rows copied whole, then transposed: read through references,
-                // the native build gathered the components with `vgatherqpd`.
-                let s = [stress[e0], stress[e1], stress[e2], stress[e3]];
-                for (c, component) in se.iter_mut().enumerate() {
-                    *component = F64x4([s[0][c], s[1][c], s[2][c], s[3][c]]);
-                }
-                // Written out: `array::map` here was an out-of-line `try_map` call a batch.
-                let material = |e: usize| &asm.materials[mats[e] as usize];
-                let mat = Elastic::lanes([material(e0), material(e1), material(e2), material(e3)]);
-                // Each element over its own step: the smallest of its nodes'.
-                let step = if SUBCYCLED {
-                    let own = |e: usize| substep.step(element_levels[e][0], dt);
-                    F64x4([own(e0), own(e1), own(e2), own(e3)])
-                } else {
-                    F64x4([dt; LANES])
-                };
-                let u = hex8::update_batch(xe, ve, se, &mat, ctl, step);
-                for lane in 0..conn.len() {
-                    volume[lane] = u.volume.0[lane];
-                    let sound = hex8::sound(volume[lane]);
-                    for (&slot, lanes) in slots[lane].iter().zip(u.forces.iter()) {
-                        for (atom, f) in corner_forces[slot as usize].iter().zip(lanes) {
-                            let f = if sound { f.0[lane] } else { 0.0 };
-                            atom.store(f.to_bits(), Ordering::Relaxed);
-                        }
-                    }
-                    if !sound {
-                        // Inverted: the solve stops after this increment, on the volume.
-                        stress[lane] = [0.0; 6];
-                        critical[lane] = f64::INFINITY;
-                        continue;
-                    }
-                    // Lane by lane from the result: `map` copied all six vectors to the
-                    // stack for each lane.
-                    for (c, component) in stress[lane].iter_mut().enumerate() {
-                        *component = u.stress[c].0[lane];
-                    }
-                    internal[lane] += u.internal_work.0[lane];
-                    viscous[lane] += u.viscous_work.0[lane];
-                    hourglass[lane] += u.hourglass_work.0[lane];
-                    let c = u.critical_increment.0[lane];
-                    // Reach 0 divides by 1: the same bits.
-                    critical[lane] = if SUBCYCLED {
-                        per_increment(c, element_levels[lane][1])
-                    } else {
-                        c
-                    };
-                }
-                ElementScan::of_run(batch * LANES, volume, critical)
-            },
-        )
+        .map_init(gather_buffers, update)
         .reduce(|| ElementScan::NONE, ElementScan::join);
+    let scan = if full < updated {
+        let tail = (
+            stress_tail,
+            internal_tail,
+            viscous_tail,
+            hourglass_tail,
+            critical_tail,
+            volume_tail,
+            corner_slot_tail,
+            connectivity_tail,
+            material_tail,
+            element_levels_tail,
+        );
+        scan.join(update(&mut gather_buffers(), (full / LANES, tail)))
+    } else {
+        scan
+    };
 
     contacts.apply(&nodes.x, &nodes.v, dt, time);
     gravity.account_work(&nodes.v, &asm.mass, &asm.fixed, dt);
@@ -535,6 +563,25 @@ fn advance<const SUBCYCLED: bool>(
     finish_nodes(&pass, 0, &mut nodes.a, &mut nodes.v, &mut el.corner_forces);
     scan
 }
+
+/// One batch's share of the element state and topology, in the element loop's order:
+/// stress, internal, viscous and hourglass work, critical increment, volume, corner slots,
+/// connectivity, material, levels.
+type Batch<'a> = (
+    &'a mut [[f64; 6]],
+    &'a mut [f64],
+    &'a mut [f64],
+    &'a mut [f64],
+    &'a mut [f64],
+    &'a mut [f64],
+    &'a [[u32; 8]],
+    &'a [[u32; 8]],
+    &'a [u32],
+    &'a [[u8; 2]],
+);
+
+/// A task's gather buffers: the batch's positions, velocities and stresses in lanes.
+type GatherBuffers = ([[F64x4; 3]; 8], [[F64x4; 3]; 8], [F64x4; 6]);
 
 /// What the second node pass reads, shared by its tasks.
 struct NodeFinish<'a> {
