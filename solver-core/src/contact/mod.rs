@@ -177,6 +177,9 @@ pub struct Contacts {
     /// Per global node: its tributary contact area, a quarter of each distinct face of
     /// every contact surface it belongs to (reference configuration).
     nodal_area: Vec<f64>,
+    /// Per global node: whether some contact has it. The node pass asks this of every
+    /// node, one load, before it walks the contacts' slot tables (most nodes are in none).
+    in_contact: Vec<bool>,
 }
 
 impl Contacts {
@@ -207,7 +210,17 @@ impl Contacts {
         let walls = Walls::new(model, asm);
         let nodal_area = tributary_areas(asm, &interfaces);
         let nn = nodal_area.len();
+        let nodes = if interfaces.is_empty() {
+            0
+        } else {
+            asm.reference.len()
+        };
+        let mut in_contact = vec![false; nodes];
+        for &n in interfaces.iter().flat_map(|it| &it.pair.nodes) {
+            in_contact[n as usize] = true;
+        }
         Contacts {
+            in_contact,
             last_forces: vec![0.0; interfaces.len() + walls.len()],
             nodal_force: vec![[0.0; 3]; nn],
             nodal_normal: vec![[0.0; 3]; nn],
@@ -290,6 +303,9 @@ impl Contacts {
     /// node update adds them as they were added to an assembled force before).
     #[inline]
     pub fn add_forces_at(&self, n: usize, f: &mut [f64; 3]) {
+        if !self.in_contact.get(n).copied().unwrap_or(false) {
+            return;
+        }
         for it in &self.interfaces {
             let Some(&la) = it.slot.get(n) else { continue };
             if la == u32::MAX {
