@@ -189,15 +189,26 @@ fn split(p: &[[f64; 2]; 4], h: [f64; 4], hc: f64) -> [Triangle; 4] {
 /// some 1e-16 of the faces', far under the sliver bound), so the pair is dropped before the
 /// clipping. Neighbouring triangles of coincident faces share a spoke: this test drops
 /// them, where their boxes overlap.
-fn apart(s: &Triangle, m: &Triangle) -> bool {
-    let behind = |t: &[[f64; 2]; 3], q: &[[f64; 2]; 3]| {
+/// `s_edges` are `edges(&s.p)`, kept with the secondary face.
+fn apart(s: &Triangle, s_edges: &[[f64; 2]; 3], m: &Triangle) -> bool {
+    let behind = |t: &[[f64; 2]; 3], d: &[[f64; 2]; 3], q: &[[f64; 2]; 3]| {
         (0..3).any(|e| {
-            let (a, b) = (t[e], t[(e + 1) % 3]);
+            let (a, d) = (t[e], d[e]);
             q.iter()
-                .all(|q| (b[0] - a[0]) * (q[1] - a[1]) - (b[1] - a[1]) * (q[0] - a[0]) <= 0.0)
+                .all(|q| d[0] * (q[1] - a[1]) - d[1] * (q[0] - a[0]) <= 0.0)
         })
     };
-    behind(&s.p, &m.p) || behind(&m.p, &s.p)
+    behind(&s.p, s_edges, &m.p) || behind(&m.p, &edges(&m.p), &s.p)
+}
+
+/// A triangle's edge vectors, `t[e + 1] - t[e]`: a secondary triangle's are taken once a
+/// face and increment, not again in every `apart` and `clip` against it.
+fn edges(t: &[[f64; 2]; 3]) -> [[f64; 2]; 3] {
+    let edge = |e: usize| {
+        let (a, b) = (t[e], t[(e + 1) % 3]);
+        [b[0] - a[0], b[1] - a[1]]
+    };
+    [edge(0), edge(1), edge(2)]
 }
 
 /// Room for a clipped polygon: Sutherland-Hodgman at most doubles a polygon's vertices at
@@ -236,13 +247,18 @@ impl Polygon {
 /// two buffers taking turns; returns the index of the result, whose `len` is 0 when fewer
 /// than three vertices are left (no overlap). Starting from a triangle is what bounds the
 /// result by `MAX_VERTICES`.
-fn clip(bufs: &mut [Polygon; 2], m: &[[f64; 2]; 3], t: &[[f64; 2]; 3]) -> usize {
+fn clip(
+    bufs: &mut [Polygon; 2],
+    m: &[[f64; 2]; 3],
+    t: &[[f64; 2]; 3],
+    t_edges: &[[f64; 2]; 3],
+) -> usize {
     bufs[0].v[..3].copy_from_slice(m);
     bufs[0].len = 3;
     let mut from = 0;
     for e in 0..3 {
-        let (a, b) = (t[e], t[(e + 1) % 3]);
-        let side = |q: [f64; 2]| (b[0] - a[0]) * (q[1] - a[1]) - (b[1] - a[1]) * (q[0] - a[0]);
+        let (a, d) = (t[e], t_edges[e]);
+        let side = |q: [f64; 2]| d[0] * (q[1] - a[1]) - d[1] * (q[0] - a[0]);
         let [first, second] = bufs;
         let (poly, out) = if from == 0 {
             (first, second)
@@ -315,6 +331,8 @@ pub struct Secondary {
     lo: [f64; 2],
     hi: [f64; 2],
     split: [Triangle; 4],
+    /// The edge vectors of `split`'s triangles (`edges`).
+    split_edges: [[[f64; 2]; 3]; 4],
     /// Slivers below this area are rounding, not overlap (faces meeting at an edge).
     sliver: f64,
 }
@@ -343,6 +361,7 @@ impl Secondary {
         lo: [0.0; 2],
         hi: [0.0; 2],
         split: [Triangle::EMPTY; 4],
+        split_edges: [[[0.0; 2]; 3]; 4],
         sliver: 0.0,
     };
 
@@ -381,8 +400,9 @@ impl Secondary {
         (self.lo, self.hi) = bbox(&ps);
         // The centre's height is 0 (the plane's origin).
         self.split = split(&ps, hs, 0.0);
-        for t in &mut self.split {
+        for (t, d) in self.split.iter_mut().zip(&mut self.split_edges) {
             t.fit();
+            *d = edges(&t.p);
         }
         true
     }
@@ -434,7 +454,7 @@ impl Secondary {
         let mut any = false;
         let bufs = &mut clipping.bufs;
         let eps_third = eps / 3.0;
-        for s in ts {
+        for (s, s_edges) in ts.iter().zip(&self.split_edges) {
             // sum over this secondary triangle's integration points of w p q M_c, by the
             // powers of q = (1, q0, q1) (rows) and the main corners c (lanes).
             let mut by_main = [F64x4::splat(0.0); 3];
@@ -447,10 +467,10 @@ impl Secondary {
                 // clipping's and the area's rounding (some 1e-15 of the squared extent).
                 let w = s.hi[0].min(m.hi[0]) - s.lo[0].max(m.lo[0]);
                 let h = s.hi[1].min(m.hi[1]) - s.lo[1].max(m.lo[1]);
-                if w <= 0.0 || h <= 0.0 || w * h <= half_sliver || apart(s, m) {
+                if w <= 0.0 || h <= 0.0 || w * h <= half_sliver || apart(s, s_edges, m) {
                     continue;
                 }
-                let poly = &bufs[clip(bufs, &m.p, &s.p)];
+                let poly = &bufs[clip(bufs, &m.p, &s.p, s_edges)];
                 let poly = poly.vertices();
                 if poly.len() < 3 {
                     continue;
@@ -740,7 +760,7 @@ mod tests {
     /// Clip `m` by `s` on fresh buffers; the polygon left.
     fn clipped(m: [[f64; 2]; 3], s: &[[f64; 2]; 3]) -> Vec<[f64; 2]> {
         let mut clipping = Clipping::default();
-        let k = clip(&mut clipping.bufs, &m, s);
+        let k = clip(&mut clipping.bufs, &m, s, &edges(s));
         clipping.bufs[k].vertices().to_vec()
     }
 
