@@ -25,10 +25,11 @@ use node_pass::{finish_nodes, NodeFinish};
 /// Below these counts a parallel loop's task costs more than the work it carries.
 const MIN_ELEMENTS_PER_TASK: usize = 512;
 const MIN_NODES_PER_TASK: usize = 2048;
-/// The node passes hand rayon runs of this many nodes, each a plain loop: handed single
-/// nodes, whether LLVM inlined the per-node closure into rayon's loop moved with edits
-/// elsewhere in the crate (a call per node, 2.3 M instructions an increment of the block
-/// on the plate, after a change to the contact alone).
+/// The first node pass hands rayon runs of this many nodes, each a plain loop (the second
+/// halves its nodes itself, `node_pass`): handed single nodes, whether LLVM inlined the
+/// per-node closure into rayon's loop moved with edits elsewhere in the crate (a call per
+/// node, 2.3 M instructions an increment of the block on the plate, after a change to the
+/// contact alone).
 const NODES_PER_CHUNK: usize = 256;
 /// A stable increment below this fraction of the initial one means an element has been
 /// crushed: a length a million times shorter than at the start is no longer a mesh.
@@ -399,8 +400,7 @@ fn advance<const SUBCYCLED: bool>(
     let (x, corner_forces) = (&nodes.x[..], &corner_forces[..]);
     let v = &nodes.v[..x.len()];
     // Whole batches go to rayon as exact chunks (no bound to take for each of the ten
-    // slices a batch, and four lanes known at compile time); the short last batch, if
-    // any, is updated after them.
+    // slices a batch); the short last batch, if any, is updated after them.
     let full = updated - updated % LANES;
     let (stress, stress_tail) = stress[..updated].split_at_mut(full);
     let (internal, internal_tail) = internal[..updated].split_at_mut(full);
