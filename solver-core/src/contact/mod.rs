@@ -437,8 +437,9 @@ struct FacesNow<'a> {
 
 impl FacesNow<'_> {
     /// How secondary face `i` (made ready as `sec`) and main face `j` press on each other
-    /// now, if they do. The penalty is the lesser of the two faces' and of the room the
-    /// increment leaves.
+    /// now: their record is added to `records` if they do. The penalty is the lesser of
+    /// the two faces' and of the room the increment leaves.
+    #[allow(clippy::too_many_arguments)]
     fn press(
         &self,
         sec: &Secondary,
@@ -447,7 +448,8 @@ impl FacesNow<'_> {
         dt: f64,
         time_step_scale: f64,
         clipping: &mut Clipping,
-    ) -> Option<PairRecord> {
+        records: &mut Vec<PairRecord>,
+    ) {
         let eps = self.face_penalty[i]
             .min(self.face_penalty[j])
             .min(penalty::room(
@@ -456,13 +458,21 @@ impl FacesNow<'_> {
                 time_step_scale,
             ));
         let depth = self.pair.depth_limit[i].min(self.pair.depth_limit[j]);
-        sec.integrate(&self.geometry[j], eps, depth, clipping)
-            .map(|force| PairRecord {
-                secondary: i as u32,
-                main: j as u32,
-                normal: self.geometry[i].normal,
-                force,
-            })
+        // The record is made in its place in the list and filled there (or taken back):
+        // made on the stack and moved in, its force went through three copies.
+        records.push(PairRecord {
+            secondary: i as u32,
+            main: j as u32,
+            normal: self.geometry[i].normal,
+            force: PairForce::default(),
+        });
+        let pressed = match records.last_mut() {
+            Some(r) => sec.integrate_into(&self.geometry[j], eps, depth, clipping, &mut r.force),
+            None => false,
+        };
+        if !pressed {
+            records.pop();
+        }
     }
 }
 
@@ -603,14 +613,15 @@ impl Interface {
                         if !proper {
                             break;
                         }
-                        chunk.records.extend(faces_now.press(
+                        faces_now.press(
                             &secondary,
                             i,
                             j,
                             dt,
                             time_step_scale,
                             &mut clipping,
-                        ));
+                            &mut chunk.records,
+                        );
                     }
                 }
             });
@@ -876,7 +887,7 @@ mod tests {
                 if it.pair.may_touch(i, j) && search::overlap(&it.boxes[i], &it.boxes[j]) {
                     if let Some(sec) = Secondary::new(&it.geometry[i]) {
                         let clipping = &mut Clipping::default();
-                        found.extend(faces_now.press(&sec, i, j, dt, scale, clipping));
+                        faces_now.press(&sec, i, j, dt, scale, clipping, &mut found);
                     }
                 }
             }

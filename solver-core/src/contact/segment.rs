@@ -422,10 +422,27 @@ impl Secondary {
         depth_limit: f64,
         clipping: &mut Clipping,
     ) -> Option<PairForce> {
+        let mut force = PairForce::default();
+        self.integrate_into(main, eps, depth_limit, clipping, &mut force)
+            .then_some(force)
+    }
+
+    /// `integrate`, written into `force` (left as it was when the faces do not press):
+    /// the contact loop passes its record's own, in place. Returned by value, the force's
+    /// 136 bytes went through the stack three times a pair, each copy's wide loads
+    /// waiting on the narrower stores before them.
+    pub fn integrate_into(
+        &self,
+        main: &FaceGeometry,
+        eps: f64,
+        depth_limit: f64,
+        clipping: &mut Clipping,
+        force: &mut PairForce,
+    ) -> bool {
         let n = self.normal;
         let facing = dot(n, main.normal);
         if facing.is_nan() || facing >= -FACING {
-            return None;
+            return false;
         }
         // Nothing presses unless some main corner lies below some secondary corner, and
         // nothing counts if the main face lies wholly deeper than the limit.
@@ -435,13 +452,13 @@ impl Secondary {
             hm.iter().copied().fold(f64::NEG_INFINITY, f64::max),
         );
         if hm_lo >= self.h_hi || hm_hi < self.h_lo - depth_limit {
-            return None;
+            return false;
         }
         let pm = main.corners.map(|c| self.plane(c));
         let (slo, shi) = (self.lo, self.hi);
         let (mlo, mhi) = bbox(&pm);
         if (0..2).any(|k| slo[k] >= mhi[k] || mlo[k] >= shi[k]) {
-            return None;
+            return false;
         }
         // The main centre's height is the mean of its corners' (the centre is their mean).
         let mut tm = split(&pm, hm, dot(sub(main.centre, self.centre), n));
@@ -565,10 +582,13 @@ impl Secondary {
                 *row = *row + sa(0) * by_main[0] + sa(1) * by_main[1] + sa(2) * by_main[2];
             }
         }
-        any.then_some(PairForce {
-            coupling: coupling.map(|row| row.0),
-            deepest,
-        })
+        if any {
+            for (out, row) in force.coupling.iter_mut().zip(&coupling) {
+                *out = row.0;
+            }
+            force.deepest = deepest;
+        }
+        any
     }
 }
 
