@@ -484,7 +484,7 @@ impl Secondary {
                 // clipping's and the area's rounding (some 1e-15 of the squared extent).
                 let w = s.hi[0].min(m.hi[0]) - s.lo[0].max(m.lo[0]);
                 let h = s.hi[1].min(m.hi[1]) - s.lo[1].max(m.lo[1]);
-                if w <= 0.0 || h <= 0.0 || w * h <= half_sliver || apart(s, s_edges, m) {
+                if (w <= 0.0) | (h <= 0.0) | (w * h <= half_sliver) || apart(s, s_edges, m) {
                     continue;
                 }
                 let poly = &bufs[clip(bufs, &m.p, &s.p, s_edges)];
