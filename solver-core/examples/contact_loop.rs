@@ -36,7 +36,8 @@ fn main() {
     }
     if words.first().map(String::as_str) == Some("faces") {
         let increments = words.get(1).and_then(|w| w.parse().ok()).unwrap_or(100);
-        block_contact_alone(increments);
+        // On a worker of the pool, as a solve runs: no hop into the pool at every loop.
+        rayon::scope(|_| block_contact_alone(increments));
         return;
     }
     let args: Vec<u64> = std::env::args()
