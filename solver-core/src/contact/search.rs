@@ -45,6 +45,7 @@ fn hash(i: i64, j: i64, k: i64) -> u64 {
 
 /// The box of a face and the prism of depth `depth` behind it (along -`normal`): a face
 /// that presses on it has a point in the prism, so the two faces' boxes overlap.
+#[inline]
 pub fn prism_box(corners: &[[f64; 3]; 4], normal: [f64; 3], depth: f64) -> Aabb {
     let mut lo = corners[0];
     let mut hi = corners[0];

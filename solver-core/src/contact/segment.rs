@@ -29,6 +29,7 @@ pub struct FaceGeometry {
 }
 
 impl FaceGeometry {
+    #[inline]
     pub fn new(corners: [[f64; 3]; 4]) -> Self {
         let mut centre = [0.0; 3];
         for c in &corners {
@@ -131,6 +132,7 @@ impl Triangle {
     /// The shape functions and heights as affine functions of q. A main face's triangle
     /// is fitted only once a clipping leaves a polygon in it: in the block on the plate
     /// (meshes half an element apart) a third of them meet the secondary face in none.
+    #[inline(always)]
     fn fit(&mut self) {
         let ([a, b, c], h, corners) = (self.p, self.vertex_heights, self.corners);
         let det = (b[0] - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (b[1] - a[1]);
