@@ -6,7 +6,10 @@
 //! without) until the increment cap. `contact_loop faces INCREMENTS` runs that block's
 //! contact alone, the block pressed 10 um into the plate, its base spread as the impact
 //! spreads it, and held there: the solve's overlaps, without the elements' time around
-//! them. Run it under `valgrind --tool=callgrind` for
+//! them. `contact_loop ratio ROUNDS` measures what the block's contact adds to its
+//! increments, paired: each round solves the block to increments 10 and 30, with its
+//! contact and without, back to back, so a change in the machine's load between the
+//! measurements (criterion runs the two benchmarks minutes apart) moves both alike. Run it under `valgrind --tool=callgrind` for
 //! instruction counts that do not depend on the load; the difference of two increment
 //! counts is the increments alone.
 
@@ -32,6 +35,11 @@ fn main() {
             start.elapsed().as_secs_f64(),
             result.is_err()
         );
+        return;
+    }
+    if words.first().map(String::as_str) == Some("ratio") {
+        let rounds = words.get(1).and_then(|w| w.parse().ok()).unwrap_or(10);
+        contact_ratio(rounds);
         return;
     }
     if words.first().map(String::as_str) == Some("faces") {
@@ -110,5 +118,63 @@ fn block_contact_alone(increments: u64) {
     println!(
         "{faces} faces, {increments} increments: {:.3} us per face-increment (upward forces {up:e} N)",
         1e6 * elapsed / (faces as f64 * increments.max(1) as f64)
+    );
+}
+
+/// Seconds of a solve of the block stopped by the cap after `increments`.
+fn capped_seconds(increments: u64, contact: bool) -> f64 {
+    let model = block(increments, contact);
+    let start = Instant::now();
+    // The cap ends the solve with an error: that is the expected end.
+    let result = solve(&model, &SolveOptions::default());
+    let seconds = start.elapsed().as_secs_f64();
+    assert!(result.is_err(), "the cap, not the duration, ends the solve");
+    seconds
+}
+
+/// Rounds of the four solves (with and without contact, to 30 and to 10 increments, the
+/// `increment` benchmark's span), in turn; prints each round's milliseconds an increment
+/// and the contact's share, then the medians.
+fn contact_ratio(rounds: usize) {
+    let (short, long) = (10, 30);
+    let per_increment = |contact: bool| {
+        let a = capped_seconds(long, contact);
+        let b = capped_seconds(short, contact);
+        1e3 * (a - b) / (long - short) as f64
+    };
+    let mut with = Vec::new();
+    let mut without = Vec::new();
+    let mut ratio = Vec::new();
+    for round in 0..rounds {
+        // Which goes first alternates: neither always follows the other's warm caches.
+        let (w, n) = if round % 2 == 0 {
+            let w = per_increment(true);
+            (w, per_increment(false))
+        } else {
+            let n = per_increment(false);
+            (per_increment(true), n)
+        };
+        println!(
+            "round {round}: with {w:.3} ms, without {n:.3} ms an increment, contact / rest {:.3}",
+            (w - n) / n
+        );
+        with.push(w);
+        without.push(n);
+        ratio.push((w - n) / n);
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        let k = v.len();
+        if k % 2 == 1 {
+            v[k / 2]
+        } else {
+            0.5 * (v[k / 2 - 1] + v[k / 2])
+        }
+    };
+    println!(
+        "medians of {rounds} rounds: with {:.3} ms, without {:.3} ms an increment, contact / rest {:.3}",
+        median(&mut with),
+        median(&mut without),
+        median(&mut ratio)
     );
 }
