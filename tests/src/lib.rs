@@ -168,8 +168,10 @@ pub fn start_server() -> SpawnedServer {
     SpawnedServer::start_binary(server).unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// Every `.rs` file under `root` (skipping `target` folders and hidden ones such as
-/// `.git`) whose first line is not a `//!` doc line, relative to `root`, sorted.
+/// Every `.rs` file under `root` (skipping `target` folders, any other build folder cargo
+/// marked with its `CACHEDIR.TAG`, such as the `target-v3` of the callgrind builds in
+/// docs/performance.md, and hidden ones such as `.git`) whose first line is not a `//!`
+/// doc line, relative to `root`, sorted.
 pub fn files_without_module_doc(root: &Path) -> Vec<PathBuf> {
     let mut missing = Vec::new();
     let mut stack = vec![root.to_path_buf()];
@@ -185,7 +187,8 @@ pub fn files_without_module_doc(root: &Path) -> Vec<PathBuf> {
                 continue;
             };
             if kind.is_dir() {
-                if name != "target" && !name.starts_with('.') {
+                let build = name == "target" || path.join("CACHEDIR.TAG").is_file();
+                if !build && !name.starts_with('.') {
                     stack.push(path);
                 }
             } else if kind.is_file() && name.ends_with(".rs") {
@@ -208,7 +211,7 @@ mod tests {
     fn the_tidy_check_names_files_without_a_module_doc_and_skips_target() {
         let root = std::env::temp_dir().join(format!("impact-tidy-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&root);
-        for dir in ["src", "target/release/build", ".git"] {
+        for dir in ["src", "target/release/build", "target-v3/release", ".git"] {
             std::fs::create_dir_all(root.join(dir)).unwrap();
         }
         std::fs::write(
@@ -228,6 +231,12 @@ mod tests {
             "fn generated() {}\n",
         )
         .unwrap();
+        std::fs::write(
+            root.join("target-v3/CACHEDIR.TAG"),
+            "Signature: 8a477f597d28d172789f06886806bc55\n",
+        )
+        .unwrap();
+        std::fs::write(root.join("target-v3/release/out.rs"), "fn generated() {}\n").unwrap();
         std::fs::write(root.join(".git/hook.rs"), "fn hidden() {}\n").unwrap();
         let missing = files_without_module_doc(&root);
         let _ = std::fs::remove_dir_all(&root);
