@@ -6,17 +6,22 @@
 //! without) until the increment cap. `contact_loop faces INCREMENTS` runs that block's
 //! contact alone, the block pressed 10 um into the plate, its base spread as the impact
 //! spreads it, and held there: the solve's overlaps, without the elements' time around
-//! them. `contact_loop ratio ROUNDS` measures what the block's contact adds to its
-//! increments, paired: each round solves the block to increments 10 and 30, with its
-//! contact and without, back to back, so a change in the machine's load between the
-//! measurements (criterion runs the two benchmarks minutes apart) moves both alike.
+//! them. `contact_loop ratio ROUNDS [FROM TO]` measures what the block's contact adds to
+//! its increments, paired: each round solves the block with its contact and without, back
+//! to back, so a change in the machine's load between the measurements (criterion runs
+//! the two benchmarks minutes apart) moves both alike, and times increments FROM + 1 to
+//! TO (11 to 30, the `increment` benchmark's span, unless given) inside each solve, by
+//! the instants its observer is told them: the set-up is outside the span. `ratio 9 10
+//! 190` takes the impact from its 11th increment to its 190th (of the side-by-side's 194
+//! in 40 us).
 //! Run it under `valgrind --tool=callgrind` for instruction counts that do not depend on
 //! the load; the difference of two increment counts is the increments alone.
 
 use impact_core::assembly::assemble;
 use impact_core::contact::Contacts;
-use impact_core::{solve, SolveOptions};
-use std::time::Instant;
+use impact_core::{solve, Observer, Progress, SolveOptions};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 #[path = "../benches/models/mod.rs"]
 mod models;
@@ -34,8 +39,19 @@ fn main() {
         return;
     }
     if words.first().map(String::as_str) == Some("ratio") {
-        let rounds = words.get(1).and_then(|w| w.parse().ok()).unwrap_or(10);
-        contact_ratio(rounds);
+        let number = |k: usize, default: u64| match words.get(k) {
+            None => default,
+            Some(w) => w.parse().unwrap_or_else(|_| {
+                eprintln!("ratio ROUNDS [FROM TO]: '{w}' is not a whole number");
+                std::process::exit(2)
+            }),
+        };
+        let (rounds, from, to) = (number(1, 10), number(2, 10), number(3, 30));
+        if from >= to {
+            eprintln!("ratio ROUNDS [FROM TO]: FROM ({from}) must be below TO ({to})");
+            std::process::exit(2);
+        }
+        contact_ratio(rounds as usize, from, to);
         return;
     }
     if words.first().map(String::as_str) == Some("faces") {
@@ -137,16 +153,51 @@ fn capped_seconds(increments: u64, contact: bool) -> f64 {
     seconds
 }
 
-/// Rounds of the four solves (with and without contact, to 30 and to 10 increments, the
-/// `increment` benchmark's span), in turn; prints each round's milliseconds an increment
-/// and the contact's share, then the medians.
-fn contact_ratio(rounds: usize) {
-    let (short, long) = (10, 30);
-    let per_increment = |contact: bool| {
-        let a = capped_seconds(long, contact);
-        let b = capped_seconds(short, contact);
-        1e3 * (a - b) / (long - short) as f64
+/// The instant the solve reported each increment at: told every increment, it is the
+/// solve's own clock, without its set-up and its end.
+#[derive(Debug, Default)]
+struct IncrementClock(Mutex<Vec<(u64, Instant)>>);
+
+impl Observer for IncrementClock {
+    fn interval(&self) -> Duration {
+        Duration::ZERO
+    }
+
+    fn progress(&self, progress: &Progress) {
+        let now = Instant::now();
+        if let Ok(mut ticks) = self.0.lock() {
+            ticks.push((progress.increment, now));
+        }
+    }
+}
+
+/// Milliseconds an increment of the block's increments `from + 1` to `to`, in a solve
+/// stopped by the cap at `to`.
+fn increments_ms(from: u64, to: u64, contact: bool) -> f64 {
+    let clock = Arc::new(IncrementClock::default());
+    let options = SolveOptions {
+        observer: Some(clock.clone()),
+        ..SolveOptions::default()
     };
+    // The cap ends the solve with an error: that is the expected end.
+    let result = solve(&block(to, contact), &options);
+    assert!(result.is_err(), "the cap, not the duration, ends the solve");
+    let ticks = clock.0.lock().expect("the solve has ended");
+    let at = |k: u64| {
+        ticks
+            .iter()
+            .find(|(i, _)| *i == k)
+            .map(|(_, t)| *t)
+            .expect("the observer is told every increment")
+    };
+    1e3 * (at(to) - at(from)).as_secs_f64() / (to - from) as f64
+}
+
+/// Rounds of the two solves (with and without contact, to `long` increments), in turn;
+/// prints each round's milliseconds an increment over increments `short + 1` to `long`
+/// and the contact's share, then the medians.
+fn contact_ratio(rounds: usize, short: u64, long: u64) {
+    let per_increment = |contact: bool| increments_ms(short, long, contact);
     let mut with = Vec::new();
     let mut without = Vec::new();
     let mut ratio = Vec::new();
