@@ -706,44 +706,40 @@ impl Interface {
             tangential_force,
             damping_force,
         } = &mut self.scratch;
-        let mut total = 0.0;
-        let mut deepest: f64 = 0.0;
-        for r in self.chunks.iter().flat_map(|c| &c.records) {
-            let (fs, fm) = (
-                &self.pair.faces[r.secondary as usize],
-                &self.pair.faces[r.main as usize],
-            );
-            let n = r.normal;
-            let c = &r.force.coupling;
-            for a in 0..4 {
-                let la = self.slot[fs[a] as usize] as usize;
-                let row: f64 = c[a].iter().sum();
-                for (f, nk) in self.normal.current[la].iter_mut().zip(n.iter()) {
-                    *f -= row * nk;
-                }
-                if !tangential {
-                    continue;
-                }
-                pressed[la] += row;
-                for (d, nk) in direction[la].iter_mut().zip(n.iter()) {
-                    *d += row * nk;
-                }
-                for (cc, &m) in fm.iter().enumerate() {
-                    let vm = v[m as usize];
-                    for k in 0..3 {
-                        partner[la][k] += c[a][cc] * vm[k];
+        // The normal forces, in face order at every node: split by node between the
+        // pool's threads, each walking every record for its own nodes (a node's sums are
+        // the same either way), with the total and the deepest point beside them.
+        let records = &self.chunks;
+        let (faces, slot) = (&self.pair.faces[..], &self.slot[..]);
+        let parts = rayon::current_num_threads().clamp(1, 2);
+        let (lower, upper) = self.normal.current.split_at_mut(nn.div_ceil(parts));
+        let ((total, deepest), _) = rayon::join(
+            || add_normal_forces(records, faces, slot, lower, 0),
+            || add_normal_forces(records, faces, slot, upper, nn.div_ceil(parts)),
+        );
+        if tangential {
+            for r in self.chunks.iter().flat_map(|c| &c.records) {
+                let (fs, fm) = (
+                    &self.pair.faces[r.secondary as usize],
+                    &self.pair.faces[r.main as usize],
+                );
+                let n = r.normal;
+                let c = &r.force.coupling;
+                for a in 0..4 {
+                    let la = self.slot[fs[a] as usize] as usize;
+                    let row: f64 = c[a].iter().sum();
+                    pressed[la] += row;
+                    for (d, nk) in direction[la].iter_mut().zip(n.iter()) {
+                        *d += row * nk;
+                    }
+                    for (cc, &m) in fm.iter().enumerate() {
+                        let vm = v[m as usize];
+                        for k in 0..3 {
+                            partner[la][k] += c[a][cc] * vm[k];
+                        }
                     }
                 }
             }
-            for (cc, &m) in fm.iter().enumerate() {
-                let lc = self.slot[m as usize] as usize;
-                let col = c[0][cc] + c[1][cc] + c[2][cc] + c[3][cc];
-                for (f, nk) in self.normal.current[lc].iter_mut().zip(n.iter()) {
-                    *f += col * nk;
-                }
-            }
-            total += r.force.total();
-            deepest = deepest.max(r.force.deepest);
         }
 
         // Friction and damping at the secondary nodes.
@@ -844,6 +840,54 @@ impl Interface {
         self.max_penetration = self.max_penetration.max(deepest);
         total
     }
+}
+
+/// Add the normal forces of `records` (in their order) at the nodes whose local slots are
+/// `first..first + out.len()`, into `out`: each secondary corner a is pushed back by its
+/// row sum along the secondary normal, each main corner c forward by its column sum.
+/// The part from slot 0 also returns the records' total force and deepest penetration.
+fn add_normal_forces(
+    records: &[Chunk],
+    faces: &[[u32; 4]],
+    slot: &[u32],
+    out: &mut [[f64; 3]],
+    first: usize,
+) -> (f64, f64) {
+    let mut total = 0.0;
+    let mut deepest: f64 = 0.0;
+    if out.is_empty() {
+        return (total, deepest);
+    }
+    let len = out.len();
+    let mine = |node: u32| {
+        let local = slot[node as usize] as usize;
+        local.checked_sub(first).filter(|&k| k < len)
+    };
+    for r in records.iter().flat_map(|c| &c.records) {
+        let (fs, fm) = (&faces[r.secondary as usize], &faces[r.main as usize]);
+        let (n, c) = (r.normal, &r.force.coupling);
+        for a in 0..4 {
+            if let Some(k) = mine(fs[a]) {
+                let row: f64 = c[a].iter().sum();
+                for (f, nk) in out[k].iter_mut().zip(n.iter()) {
+                    *f -= row * nk;
+                }
+            }
+        }
+        for (cc, &m) in fm.iter().enumerate() {
+            if let Some(k) = mine(m) {
+                let col = c[0][cc] + c[1][cc] + c[2][cc] + c[3][cc];
+                for (f, nk) in out[k].iter_mut().zip(n.iter()) {
+                    *f += col * nk;
+                }
+            }
+        }
+        if first == 0 {
+            total += r.force.total();
+            deepest = deepest.max(r.force.deepest);
+        }
+    }
+    (total, deepest)
 }
 
 #[cfg(test)]
