@@ -47,8 +47,11 @@ fn main() {
             }),
         };
         let (rounds, from, to) = (number(1, 10), number(2, 10), number(3, 30));
-        if from >= to {
-            eprintln!("ratio ROUNDS [FROM TO]: FROM ({from}) must be below TO ({to})");
+        // The observer is told the end of each increment, from the first on.
+        if from == 0 || from >= to {
+            eprintln!(
+                "ratio ROUNDS [FROM TO]: FROM ({from}) must be at least 1 and below TO ({to})"
+            );
             std::process::exit(2);
         }
         contact_ratio(rounds as usize, from, to);
