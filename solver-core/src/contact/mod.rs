@@ -709,13 +709,13 @@ impl Interface {
         // The normal forces, in face order at every node: split by node between the
         // pool's threads, each walking every record for its own nodes (a node's sums are
         // the same either way), with the total and the deepest point beside them.
-        let records = &self.chunks;
+        let chunks = &self.chunks;
         let (faces, slot) = (&self.pair.faces[..], &self.slot[..]);
-        let parts = rayon::current_num_threads().clamp(1, 2);
-        let (lower, upper) = self.normal.current.split_at_mut(nn.div_ceil(parts));
+        let cut = nn.div_ceil(rayon::current_num_threads().clamp(1, 2));
+        let (lower, upper) = self.normal.current.split_at_mut(cut);
         let ((total, deepest), _) = rayon::join(
-            || add_normal_forces(records, faces, slot, lower, 0),
-            || add_normal_forces(records, faces, slot, upper, nn.div_ceil(parts)),
+            || add_normal_forces(chunks, faces, slot, lower, 0),
+            || add_normal_forces(chunks, faces, slot, upper, cut),
         );
         if tangential {
             for r in self.chunks.iter().flat_map(|c| &c.records) {
@@ -842,12 +842,13 @@ impl Interface {
     }
 }
 
-/// Add the normal forces of `records` (in their order) at the nodes whose local slots are
-/// `first..first + out.len()`, into `out`: each secondary corner a is pushed back by its
-/// row sum along the secondary normal, each main corner c forward by its column sum.
+/// Add the normal forces of the chunks' records (in face order) at the nodes whose local
+/// slots are `first..first + out.len()`, into `out`: each secondary corner a is pushed
+/// back by its row sum along the secondary normal, each main corner c forward by its
+/// column sum.
 /// The part from slot 0 also returns the records' total force and deepest penetration.
 fn add_normal_forces(
-    records: &[Chunk],
+    chunks: &[Chunk],
     faces: &[[u32; 4]],
     slot: &[u32],
     out: &mut [[f64; 3]],
@@ -863,7 +864,7 @@ fn add_normal_forces(
         let local = slot[node as usize] as usize;
         local.checked_sub(first).filter(|&k| k < len)
     };
-    for r in records.iter().flat_map(|c| &c.records) {
+    for r in chunks.iter().flat_map(|c| &c.records) {
         let (fs, fm) = (&faces[r.secondary as usize], &faces[r.main as usize]);
         let (n, c) = (r.normal, &r.force.coupling);
         for a in 0..4 {
