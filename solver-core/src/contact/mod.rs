@@ -11,6 +11,7 @@
 mod friction;
 mod initial;
 mod node_to_face;
+mod normal_sum;
 pub mod penalty;
 pub mod search;
 pub mod segment;
@@ -24,6 +25,7 @@ pub use walls::Walls;
 use crate::assembly::Assembly;
 use crate::hex8::{cross, dot, norm, sub};
 use impact_protocol::{AdjustedNode, ContactKind, ContactReport, Model};
+use normal_sum::NormalSum;
 use rayon::prelude::*;
 use search::{Aabb, Grid};
 use segment::{Clipping, FaceGeometry, PairForce, Secondary};
@@ -158,6 +160,7 @@ struct Interface {
     /// How many times the candidate lists were searched anew.
     searches: u64,
     chunks: Vec<Chunk>,
+    normal_sum: NormalSum,
     scratch: NodeScratch,
 }
 
@@ -544,6 +547,7 @@ impl Interface {
             grid: Grid::default(),
             searches: 0,
             chunks: Vec::new(),
+            normal_sum: NormalSum::default(),
             scratch: NodeScratch::default(),
             pair,
         }
@@ -706,16 +710,13 @@ impl Interface {
             tangential_force,
             damping_force,
         } = &mut self.scratch;
-        // The normal forces, in face order at every node: split by node between the
-        // pool's threads, each walking every record for its own nodes (a node's sums are
-        // the same either way), with the total and the deepest point beside them.
-        let chunks = &self.chunks;
-        let (faces, slot) = (&self.pair.faces[..], &self.slot[..]);
-        let cut = nn.div_ceil(rayon::current_num_threads().clamp(1, 2));
-        let (lower, upper) = self.normal.current.split_at_mut(cut);
-        let ((total, deepest), _) = rayon::join(
-            || add_normal_forces(chunks, faces, slot, lower, 0),
-            || add_normal_forces(chunks, faces, slot, upper, cut),
+        // The normal forces, each node's in face order within each of a fixed number of
+        // parts of the records, the parts summed in order.
+        let (total, deepest) = self.normal_sum.add(
+            &self.chunks,
+            &self.pair.faces,
+            &self.slot,
+            &mut self.normal.current,
         );
         if tangential {
             for r in self.chunks.iter().flat_map(|c| &c.records) {
@@ -840,55 +841,6 @@ impl Interface {
         self.max_penetration = self.max_penetration.max(deepest);
         total
     }
-}
-
-/// Add the normal forces of the chunks' records (in face order) at the nodes whose local
-/// slots are `first..first + out.len()`, into `out`: each secondary corner a is pushed
-/// back by its row sum along the secondary normal, each main corner c forward by its
-/// column sum.
-/// The part from slot 0 also returns the records' total force and deepest penetration.
-fn add_normal_forces(
-    chunks: &[Chunk],
-    faces: &[[u32; 4]],
-    slot: &[u32],
-    out: &mut [[f64; 3]],
-    first: usize,
-) -> (f64, f64) {
-    let mut total = 0.0;
-    let mut deepest: f64 = 0.0;
-    if out.is_empty() {
-        return (total, deepest);
-    }
-    let len = out.len();
-    let mine = |node: u32| {
-        let local = slot[node as usize] as usize;
-        local.checked_sub(first).filter(|&k| k < len)
-    };
-    for r in chunks.iter().flat_map(|c| &c.records) {
-        let (fs, fm) = (&faces[r.secondary as usize], &faces[r.main as usize]);
-        let (n, c) = (r.normal, &r.force.coupling);
-        for a in 0..4 {
-            if let Some(k) = mine(fs[a]) {
-                let row: f64 = c[a].iter().sum();
-                for (f, nk) in out[k].iter_mut().zip(n.iter()) {
-                    *f -= row * nk;
-                }
-            }
-        }
-        for (cc, &m) in fm.iter().enumerate() {
-            if let Some(k) = mine(m) {
-                let col = c[0][cc] + c[1][cc] + c[2][cc] + c[3][cc];
-                for (f, nk) in out[k].iter_mut().zip(n.iter()) {
-                    *f += col * nk;
-                }
-            }
-        }
-        if first == 0 {
-            total += r.force.total();
-            deepest = deepest.max(r.force.deepest);
-        }
-    }
-    (total, deepest)
 }
 
 #[cfg(test)]
