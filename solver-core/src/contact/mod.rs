@@ -712,7 +712,7 @@ impl Interface {
         } = &mut self.scratch;
         // The normal forces, each node's in face order within each of a fixed number of
         // parts of the records, the parts summed in order.
-        let (total, deepest) = self.normal_sum.add(
+        let (total, deepest) = self.normal_sum.write(
             &self.chunks,
             &self.pair.faces,
             &self.slot,

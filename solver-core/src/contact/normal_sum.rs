@@ -11,7 +11,7 @@ use rayon::prelude::*;
 /// How many parts the records are cut into: the threads this sum is meant to keep busy.
 /// More parts cost a buffer of the contact's nodes each, zeroed and added every
 /// increment, on any thread count.
-pub(super) const PARTS: usize = 2;
+const PARTS: usize = 2;
 
 /// Nodes a task when the parts are added: enough that a task is worth its hop.
 const NODES_PER_TASK: usize = 1024;
@@ -23,12 +23,11 @@ pub(super) struct NormalSum {
 }
 
 impl NormalSum {
-    /// Add the normal forces of the chunks' records at the contact's nodes (`slot` the
-    /// local slot of each global node) into `out`, which holds zeros: each secondary
-    /// corner a is pushed back by its row sum along the secondary normal, each main corner
-    /// c forward by its column sum. Returns the records' total force and deepest
-    /// penetration.
-    pub(super) fn add(
+    /// The normal forces of the chunks' records at the contact's nodes (`slot` the local
+    /// slot of each global node), written into `out`: each secondary corner a is pushed
+    /// back by its row sum along the secondary normal, each main corner c forward by its
+    /// column sum. Returns the records' total force and deepest penetration.
+    pub(super) fn write(
         &mut self,
         chunks: &[Chunk],
         faces: &[[u32; 4]],
@@ -38,6 +37,7 @@ impl NormalSum {
         let nn = out.len();
         let records: usize = chunks.iter().map(|c| c.records.len()).sum();
         if records == 0 || nn == 0 {
+            out.fill([0.0; 3]);
             return (0.0, 0.0);
         }
         self.parts.resize_with(PARTS, Vec::new);
@@ -121,8 +121,9 @@ mod tests {
     use crate::contact::segment::PairForce;
 
     /// Chunks of records between the faces of a strip of quads (`faces[i]` has nodes
-    /// 2i..2i+3), every face pressed by its two neighbours with couplings of varied sizes,
-    /// so that most nodes take shares from records in both parts.
+    /// 2i..2i+3), every face pressed by its two neighbours and by its mirror image across
+    /// the strip's middle, with couplings of varied sizes, so that most nodes take shares
+    /// from records in both parts.
     fn strip(chunks: usize, per_chunk: usize) -> (Vec<Chunk>, Vec<[u32; 4]>, usize) {
         let nf = chunks * per_chunk;
         let faces: Vec<[u32; 4]> = (0..nf as u32)
@@ -167,7 +168,7 @@ mod tests {
         let slot: Vec<u32> = (0..nn as u32).collect();
         let mut out = vec![[0.0; 3]; nn];
         let mut sum = NormalSum::default();
-        let (total, deepest) = pool.install(|| sum.add(chunks, faces, &slot, &mut out));
+        let (total, deepest) = pool.install(|| sum.write(chunks, faces, &slot, &mut out));
         (out, total, deepest)
     }
 
