@@ -129,6 +129,9 @@ struct Interface {
     pair: ContactPair,
     /// Local index of each global node (u32::MAX when not a node of this contact).
     slot: Vec<u32>,
+    /// Each face's corners as local slots (`slot` of its nodes), made once: the sums at
+    /// the nodes index by them without a lookup in `slot` per corner and record.
+    local_faces: Vec<[u32; 4]>,
     mass: Vec<f64>,
     /// Each node's tributary area on the contact surface (reference configuration).
     area: Vec<f64>,
@@ -524,6 +527,11 @@ impl Interface {
         let face_penalty = per_face(&node_penalty);
         let face_m_over_a = per_face(&m_over_a);
         Interface {
+            local_faces: pair
+                .faces
+                .iter()
+                .map(|f| f.map(|n| slot[n as usize]))
+                .collect(),
             slot,
             mass,
             area,
@@ -712,22 +720,19 @@ impl Interface {
         } = &mut self.scratch;
         // The normal forces, each node's in face order within each of a fixed number of
         // parts of the records, the parts summed in order.
-        let (total, deepest) = self.normal_sum.write(
-            &self.chunks,
-            &self.pair.faces,
-            &self.slot,
-            &mut self.normal.current,
-        );
+        let (total, deepest) =
+            self.normal_sum
+                .write(&self.chunks, &self.local_faces, &mut self.normal.current);
         if tangential {
             for r in self.chunks.iter().flat_map(|c| &c.records) {
-                let (fs, fm) = (
-                    &self.pair.faces[r.secondary as usize],
+                let (ls, fm) = (
+                    &self.local_faces[r.secondary as usize],
                     &self.pair.faces[r.main as usize],
                 );
                 let n = r.normal;
                 let c = &r.force.coupling;
                 for a in 0..4 {
-                    let la = self.slot[fs[a] as usize] as usize;
+                    let la = ls[a] as usize;
                     let row: f64 = c[a].iter().sum();
                     pressed[la] += row;
                     for (d, nk) in direction[la].iter_mut().zip(n.iter()) {
@@ -785,17 +790,17 @@ impl Interface {
                 }
             }
             for r in self.chunks.iter().flat_map(|c| &c.records) {
-                let (fs, fm) = (
-                    &self.pair.faces[r.secondary as usize],
-                    &self.pair.faces[r.main as usize],
+                let (ls, lm) = (
+                    &self.local_faces[r.secondary as usize],
+                    &self.local_faces[r.main as usize],
                 );
-                for (a, &node) in fs.iter().enumerate() {
-                    let la = self.slot[node as usize] as usize;
+                for (a, &la) in ls.iter().enumerate() {
+                    let la = la as usize;
                     if pressed[la] <= 0.0 {
                         continue;
                     }
-                    for (cc, &m) in fm.iter().enumerate() {
-                        let lc = self.slot[m as usize] as usize;
+                    for (cc, &lc) in lm.iter().enumerate() {
+                        let lc = lc as usize;
                         let share = r.force.coupling[a][cc] / pressed[la];
                         for k in 0..3 {
                             self.friction.current[lc][k] -= share * tangential_force[la][k];

@@ -23,15 +23,15 @@ pub(super) struct NormalSum {
 }
 
 impl NormalSum {
-    /// The normal forces of the chunks' records at the contact's nodes (`slot` the local
-    /// slot of each global node), written into `out`: each secondary corner a is pushed
-    /// back by its row sum along the secondary normal, each main corner c forward by its
-    /// column sum. Returns the records' total force and deepest penetration.
+    /// The normal forces of the chunks' records at the contact's nodes (`local_faces`
+    /// each face's corners as local slots), written into `out`: each secondary corner a
+    /// is pushed back by its row sum along the secondary normal, each main corner c
+    /// forward by its column sum. Returns the records' total force and deepest
+    /// penetration.
     pub(super) fn write(
         &mut self,
         chunks: &[Chunk],
-        faces: &[[u32; 4]],
-        slot: &[u32],
+        local_faces: &[[u32; 4]],
         out: &mut [[f64; 3]],
     ) -> (f64, f64) {
         let nn = out.len();
@@ -50,7 +50,7 @@ impl NormalSum {
                 buffer.clear();
                 buffer.resize(nn, [0.0; 3]);
                 let part = records_between(chunks, k * records / PARTS, (k + 1) * records / PARTS);
-                *sum = add_part(part, faces, slot, buffer);
+                *sum = add_part(part, local_faces, buffer);
             });
         let parts = &self.parts;
         out.par_chunks_mut(NODES_PER_TASK)
@@ -86,25 +86,27 @@ fn records_between(chunks: &[Chunk], lo: usize, hi: usize) -> impl Iterator<Item
 /// their total force and deepest penetration.
 fn add_part<'a>(
     records: impl Iterator<Item = &'a PairRecord>,
-    faces: &[[u32; 4]],
-    slot: &[u32],
+    local_faces: &[[u32; 4]],
     out: &mut [[f64; 3]],
 ) -> (f64, f64) {
     let mut total = 0.0;
     let mut deepest: f64 = 0.0;
     for r in records {
-        let (fs, fm) = (&faces[r.secondary as usize], &faces[r.main as usize]);
+        let (ls, lm) = (
+            &local_faces[r.secondary as usize],
+            &local_faces[r.main as usize],
+        );
         let (n, c) = (r.normal, &r.force.coupling);
         for a in 0..4 {
             let row: f64 = c[a].iter().sum();
-            let f = &mut out[slot[fs[a] as usize] as usize];
+            let f = &mut out[ls[a] as usize];
             for (f, nk) in f.iter_mut().zip(n.iter()) {
                 *f -= row * nk;
             }
         }
-        for (cc, &m) in fm.iter().enumerate() {
+        for (cc, &m) in lm.iter().enumerate() {
             let col = c[0][cc] + c[1][cc] + c[2][cc] + c[3][cc];
-            let f = &mut out[slot[m as usize] as usize];
+            let f = &mut out[m as usize];
             for (f, nk) in f.iter_mut().zip(n.iter()) {
                 *f += col * nk;
             }
@@ -165,10 +167,9 @@ mod tests {
             .num_threads(threads)
             .build()
             .expect("a pool");
-        let slot: Vec<u32> = (0..nn as u32).collect();
         let mut out = vec![[0.0; 3]; nn];
         let mut sum = NormalSum::default();
-        let (total, deepest) = pool.install(|| sum.write(chunks, faces, &slot, &mut out));
+        let (total, deepest) = pool.install(|| sum.write(chunks, faces, &mut out));
         (out, total, deepest)
     }
 
