@@ -106,8 +106,14 @@ impl Forces {
     }
 
     fn start(&mut self) {
-        std::mem::swap(&mut self.previous, &mut self.current);
+        self.turn();
         self.current.iter_mut().for_each(|f| *f = [0.0; 3]);
+    }
+
+    /// This increment's forces become the last's; `current` keeps stale values, for a
+    /// caller that writes every node's.
+    fn turn(&mut self) {
+        std::mem::swap(&mut self.previous, &mut self.current);
     }
 
     /// Trapezoidal work over the increment of the nodes `nodes` moving at `v` for `dt`.
@@ -702,7 +708,8 @@ impl Interface {
         let law = self.pair.friction;
         let zeta = self.pair.damping;
         let tangential = law.is_some() || zeta > 0.0;
-        self.normal.start();
+        // `normal_sum` below writes every node's normal force: nothing to zero first.
+        self.normal.turn();
         let nn = self.pair.nodes.len();
         if tangential {
             self.friction.start();
