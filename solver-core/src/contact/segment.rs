@@ -111,12 +111,12 @@ impl Triangle {
     /// box, enough to clip by; `fit` adds its shape functions and heights.
     fn new(p: [[f64; 2]; 3], h: [f64; 3], corners: [usize; 2]) -> Self {
         let lo = [
-            p[0][0].min(p[1][0]).min(p[2][0]),
-            p[0][1].min(p[1][1]).min(p[2][1]),
+            lesser(lesser(p[0][0], p[1][0]), p[2][0]),
+            lesser(lesser(p[0][1], p[1][1]), p[2][1]),
         ];
         let hi = [
-            p[0][0].max(p[1][0]).max(p[2][0]),
-            p[0][1].max(p[1][1]).max(p[2][1]),
+            greater(greater(p[0][0], p[1][0]), p[2][0]),
+            greater(greater(p[0][1], p[1][1]), p[2][1]),
         ];
         Triangle {
             p,
@@ -152,6 +152,29 @@ impl Triangle {
             // h = h0 l0 + h1 l1 + h2 l2 = h0 + (h1 - h0) l1 + (h2 - h0) l2.
             *height = one * h[0] + (h[1] - h[0]) * u + (h[2] - h[0]) * v;
         }
+    }
+}
+
+/// The lesser of two numbers, one `minsd`; `f64::min` adds a compare and a blend to pass
+/// over a NaN. No NaN need be passed over where these serve, the boxes and height ranges
+/// of projected faces: a face with a corner that is not finite has a zero or NaN normal,
+/// and the facing test drops it before any box or range made with these is read.
+#[inline(always)]
+fn lesser(a: f64, b: f64) -> f64 {
+    if a < b {
+        a
+    } else {
+        b
+    }
+}
+
+/// The greater of two numbers, one `maxsd` (see `lesser`).
+#[inline(always)]
+fn greater(a: f64, b: f64) -> f64 {
+    if a > b {
+        a
+    } else {
+        b
     }
 }
 
@@ -344,8 +367,8 @@ fn bbox(p: &[[f64; 2]; 4]) -> ([f64; 2], [f64; 2]) {
     let mut hi = [f64::NEG_INFINITY; 2];
     for q in p {
         for k in 0..2 {
-            lo[k] = lo[k].min(q[k]);
-            hi[k] = hi[k].max(q[k]);
+            lo[k] = lesser(lo[k], q[k]);
+            hi[k] = greater(hi[k], q[k]);
         }
     }
     (lo, hi)
@@ -450,8 +473,8 @@ impl Secondary {
         // nothing counts if the main face lies wholly deeper than the limit.
         let hm = main.corners.map(|c| dot(sub(c, self.centre), n));
         let (hm_lo, hm_hi) = (
-            hm.iter().copied().fold(f64::INFINITY, f64::min),
-            hm.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            hm.iter().copied().fold(f64::INFINITY, lesser),
+            hm.iter().copied().fold(f64::NEG_INFINITY, greater),
         );
         if hm_lo >= self.h_hi || hm_hi < self.h_lo - depth_limit {
             return false;
@@ -484,8 +507,8 @@ impl Secondary {
                 // rounding: most of the triangle pairs of aligned meshes) the polygon would
                 // be dropped below, so it is not clipped. Half the bound leaves room for the
                 // clipping's and the area's rounding (some 1e-15 of the squared extent).
-                let w = s.hi[0].min(m.hi[0]) - s.lo[0].max(m.lo[0]);
-                let h = s.hi[1].min(m.hi[1]) - s.lo[1].max(m.lo[1]);
+                let w = lesser(s.hi[0], m.hi[0]) - greater(s.lo[0], m.lo[0]);
+                let h = lesser(s.hi[1], m.hi[1]) - greater(s.lo[1], m.lo[1]);
                 if (w <= 0.0) | (h <= 0.0) | (w * h <= half_sliver) || apart(s, s_edges, m) {
                     continue;
                 }
