@@ -268,59 +268,70 @@ impl Polygon {
     }
 }
 
-/// Clip the triangle `m` by the counter-clockwise triangle `t` (Sutherland-Hodgman), the
-/// two buffers taking turns; returns the index of the result, whose `len` is 0 when fewer
-/// than three vertices are left (no overlap). Starting from a triangle is what bounds the
-/// result by `MAX_VERTICES`.
-fn clip(
-    bufs: &mut [Polygon; 2],
-    m: &[[f64; 2]; 3],
-    t: &[[f64; 2]; 3],
-    t_edges: &[[f64; 2]; 3],
+/// One Sutherland-Hodgman pass: the polygon `first`, `rest` (its vertices after the first,
+/// then the first again) clipped by the line through `a` along `d`, keeping its left side,
+/// into `out`; returns the count written. The previous vertex and its side are carried in
+/// registers, so every side is computed once (the first's twice: the same value), nothing
+/// is stored but the output, and the count stays in a register until the pass ends.
+#[inline(always)]
+fn clip_pass<'a>(
+    first: [f64; 2],
+    rest: impl IntoIterator<Item = &'a [f64; 2]>,
+    a: [f64; 2],
+    d: [f64; 2],
+    out: &mut Polygon,
 ) -> usize {
-    bufs[0].v[..3].copy_from_slice(m);
-    bufs[0].len = 3;
-    let mut from = 0;
-    for e in 0..3 {
-        let (a, d) = (t[e], t_edges[e]);
-        let side = |q: [f64; 2]| d[0] * (q[1] - a[1]) - d[1] * (q[0] - a[0]);
-        let [first, second] = bufs;
-        let (poly, out) = if from == 0 {
-            (first, second)
-        } else {
-            (second, first)
-        };
-        let n = poly.len;
-        // The first vertex again after the last (its side computed again: the same value),
-        // so the edges are the vertices after the first, each with the one before, carried
-        // in registers with its side: every side is computed once, nothing is stored but
-        // the output, and the output's count stays in a register until the pass ends.
-        poly.v[n] = poly.v[0];
-        let mut p = poly.v[0];
-        let mut sp = side(p);
-        let mut len = 0;
-        for &q in &poly.v[1..=n] {
-            let sq = side(q);
-            if sp >= 0.0 {
-                out.v[len & (SLOTS - 1)] = p;
-                len += 1;
-            }
-            if (sp >= 0.0) != (sq >= 0.0) {
-                let s = sp / (sp - sq);
-                out.v[len & (SLOTS - 1)] = [p[0] + s * (q[0] - p[0]), p[1] + s * (q[1] - p[1])];
-                len += 1;
-            }
-            (p, sp) = (q, sq);
+    let side = |q: [f64; 2]| d[0] * (q[1] - a[1]) - d[1] * (q[0] - a[0]);
+    let mut p = first;
+    let mut sp = side(p);
+    let mut len = 0;
+    for &q in rest {
+        let sq = side(q);
+        if sp >= 0.0 {
+            out.v[len & (SLOTS - 1)] = p;
+            len += 1;
         }
-        from = 1 - from;
-        if len < 3 {
-            bufs[from].len = 0;
-            return from;
+        if (sp >= 0.0) != (sq >= 0.0) {
+            let s = sp / (sp - sq);
+            out.v[len & (SLOTS - 1)] = [p[0] + s * (q[0] - p[0]), p[1] + s * (q[1] - p[1])];
+            len += 1;
         }
-        // At most twice the pass's input, so at most MAX_VERTICES after the third pass.
-        bufs[from].len = len.min(MAX_VERTICES);
+        (p, sp) = (q, sq);
     }
-    from
+    len
+}
+
+/// Clip the triangle `m` by the counter-clockwise triangle `t` (Sutherland-Hodgman), into
+/// `bufs[0]`, whose `len` is 0 when fewer than three vertices are left (no overlap).
+/// Starting from a triangle is what bounds the result by `MAX_VERTICES`. The first pass
+/// reads `m` where it is, three vertices the compiler unrolls; the second writes `bufs[1]`
+/// and the third `bufs[0]` again.
+fn clip(bufs: &mut [Polygon; 2], m: &[[f64; 2]; 3], t: &[[f64; 2]; 3], t_edges: &[[f64; 2]; 3]) {
+    let [first, second] = bufs;
+    first.len = clip_pass(m[0], &[m[1], m[2], m[0]], t[0], t_edges[0], first);
+    if clip_again(first, second, t[1], t_edges[1])
+        && clip_again(second, first, t[2], t_edges[2])
+        && first.len < 3
+    {
+        first.len = 0;
+    }
+}
+
+/// The next pass of `clip`, from `poly` into `out`; false, and both left empty, when `poly`
+/// has fewer than three vertices. `out` keeps fewer than three as they are: the next pass
+/// or the end of `clip` sees them.
+#[inline(always)]
+fn clip_again(poly: &mut Polygon, out: &mut Polygon, a: [f64; 2], d: [f64; 2]) -> bool {
+    let n = poly.len;
+    if n < 3 {
+        (poly.len, out.len) = (0, 0);
+        return false;
+    }
+    // The first vertex again after the last closes the polygon.
+    poly.v[n] = poly.v[0];
+    // At most twice the pass's input, so at most MAX_VERTICES after the third pass.
+    out.len = clip_pass(poly.v[0], &poly.v[1..=n], a, d, out).min(MAX_VERTICES);
+    true
 }
 
 /// The clipping's two polygons, kept by the caller for all the pairs it integrates: made
@@ -512,8 +523,8 @@ impl Secondary {
                 if (w <= 0.0) | (h <= 0.0) | (w * h <= half_sliver) || apart(s, s_edges, m) {
                     continue;
                 }
-                let poly = &bufs[clip(bufs, &m.p, &s.p, s_edges)];
-                let poly = poly.vertices();
+                clip(bufs, &m.p, &s.p, s_edges);
+                let poly = bufs[0].vertices();
                 if poly.len() < 3 {
                     continue;
                 }
@@ -810,8 +821,8 @@ mod tests {
     /// Clip `m` by `s` on fresh buffers; the polygon left.
     fn clipped(m: [[f64; 2]; 3], s: &[[f64; 2]; 3]) -> Vec<[f64; 2]> {
         let mut clipping = Clipping::default();
-        let k = clip(&mut clipping.bufs, &m, s, &edges(s));
-        clipping.bufs[k].vertices().to_vec()
+        clip(&mut clipping.bufs, &m, s, &edges(s));
+        clipping.bufs[0].vertices().to_vec()
     }
 
     /// Two equilateral triangles about the same centre, one turned half a turn: their
