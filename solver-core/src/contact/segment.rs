@@ -156,9 +156,10 @@ impl Triangle {
 }
 
 /// The lesser of two numbers, one `minsd`; `f64::min` adds a compare and a blend to pass
-/// over a NaN. No NaN need be passed over where these serve, the boxes and height ranges
-/// of projected faces: a face with a corner that is not finite has a zero or NaN normal,
-/// and the facing test drops it before any box or range made with these is read.
+/// over a NaN. No NaN need be passed over where these serve: the boxes and height ranges
+/// of projected faces (a face with a corner that is not finite has a zero or NaN normal,
+/// and the facing test drops it before any box or range made with these is read) and the
+/// depths of pressed points (numbers above 0).
 #[inline(always)]
 fn lesser(a: f64, b: f64) -> f64 {
     if a < b {
@@ -415,8 +416,8 @@ impl Secondary {
         // Heights above the secondary plane.
         let hs = sec.corners.map(|c| dot(sub(c, sec.centre), n));
         let (h_lo, h_hi) = (
-            hs.iter().copied().fold(f64::INFINITY, f64::min),
-            hs.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            hs.iter().copied().fold(f64::INFINITY, lesser),
+            hs.iter().copied().fold(f64::NEG_INFINITY, greater),
         );
         let t = sub(sec.corners[1], sec.corners[0]);
         let t = sub(t, n.map(|v| v * dot(t, n)));
@@ -598,7 +599,7 @@ impl Secondary {
                 if !polygon_pressed || polygon_area <= sliver {
                     continue;
                 }
-                deepest = deepest.max(polygon_deepest);
+                deepest = greater(deepest, polygon_deepest);
                 pressed = true;
                 // Splat one by one: `moments.map(F64x4::splat)` was a call out of line.
                 let [g00, g01, g02, g11, g12, g22] = moments;
