@@ -656,6 +656,36 @@ mod tests {
         FaceGeometry::new(if up { c } else { [c[0], c[3], c[2], c[1]] })
     }
 
+    /// A face with a corner that is not finite (a solve gone wrong) presses nothing, as the
+    /// secondary face or as the main one. The boxes and height ranges (`lesser`, `greater`)
+    /// do not pass over a NaN as `f64::min` does, so this must hold without them.
+    #[test]
+    fn a_face_with_a_corner_that_is_not_finite_presses_nothing() {
+        let s = quad(0.0, 0.0, 1.0, 1.0, 0.0, true);
+        let m = quad(0.25, 0.25, 0.5, 0.5, -0.01, false);
+        assert!(
+            integrate(&s, &m, 100.0, 1.0).is_some(),
+            "the sound pair presses"
+        );
+        for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            for corner in 0..4 {
+                for k in 0..3 {
+                    let spoil = |f: &FaceGeometry| {
+                        let mut corners = f.corners;
+                        corners[corner][k] = bad;
+                        FaceGeometry::new(corners)
+                    };
+                    let at = format!("corner {corner}, coordinate {k} = {bad}");
+                    assert!(
+                        integrate(&spoil(&s), &m, 100.0, 1.0).is_none(),
+                        "secondary {at}"
+                    );
+                    assert!(integrate(&s, &spoil(&m), 100.0, 1.0).is_none(), "main {at}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn a_uniform_gap_gives_consistent_forces_on_both_faces() {
         // Secondary: the unit square facing up at z = 0; main: a 0.5 x 0.5 square facing
