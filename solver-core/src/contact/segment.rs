@@ -310,6 +310,8 @@ fn clip_pass<'a>(
 fn clip(bufs: &mut [Polygon; 2], m: &[[f64; 2]; 3], t: &[[f64; 2]; 3], t_edges: &[[f64; 2]; 3]) {
     let [first, second] = bufs;
     first.len = clip_pass(m[0], &[m[1], m[2], m[0]], t[0], t_edges[0], first);
+    // Short-circuited: the plainer form, both passes run and an empty input giving an
+    // empty output, counted 1.9% more of the contact's instructions (callgrind).
     if clip_again(first, second, t[1], t_edges[1])
         && clip_again(second, first, t[2], t_edges[2])
         && first.len < 3
