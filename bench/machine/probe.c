@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 static double seconds(void) {
   struct timespec t;
@@ -102,6 +103,10 @@ int main(void) {
   for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
     printf("dependent load, %6zu KiB working set: %6.1f ns\n", sizes[i] >> 10,
            load_latency(sizes[i]));
+  if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+    puts("one core online: the two-core probes are skipped");
+    return 0;
+  }
   printf("cache line from core 0 to core 1 and back: %.1f ns\n", round_trip());
   double alone[2] = {0, 0}, both[2][2] = {{0, 0}, {0, 1}};
   pthread_t t;
