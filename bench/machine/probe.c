@@ -44,7 +44,7 @@ static double load_latency(size_t bytes) {
   double t0 = seconds();
   for (size_t i = 0; i < loads; i++) p = next[p];
   double ns = (seconds() - t0) * 1e9 / loads;
-  if (p == (size_t)-1) puts("");
+  if (p == (size_t)-1) puts(""); /* the chase's result is used */
   free(next);
   free(order);
   return ns;
@@ -81,21 +81,25 @@ static double round_trip(void) {
   return ns;
 }
 
-/* Seven independent multiply-add chains: bound by the core's arithmetic, not memory. */
-static void *arithmetic(void *out) {
-  volatile double b = 1.0000001;
+/* One core's arithmetic loop: the core to run on, and the seconds it took. */
+struct arithmetic {
+  int cpu;
+  double seconds;
+};
+
+/* Seven independent multiply-add chains on the given core: bound by the core's
+ * arithmetic, not memory. */
+static void *arithmetic(void *arg) {
+  struct arithmetic *run = arg;
+  pin(run->cpu);
+  volatile double b = 1.0000001; /* read at run time: the loop cannot be folded */
   double a[7] = {1, 1, 1, 1, 1, 1, 1}, k = b;
   double t0 = seconds();
   for (long i = 0; i < 200000000; i++)
     for (int c = 0; c < 7; c++) a[c] = a[c] * k + 1e-9;
-  *(double *)out = seconds() - t0 + 0 * (a[0] + a[6]);
+  run->seconds = seconds() - t0;
+  b = a[0] + a[6]; /* the chains' results are used */
   return NULL;
-}
-
-static void *pinned_arithmetic(void *arg) {
-  double *out = arg;
-  pin((int)out[1]);
-  return arithmetic(out);
 }
 
 int main(void) {
@@ -108,14 +112,14 @@ int main(void) {
     return 0;
   }
   printf("cache line from core 0 to core 1 and back: %.1f ns\n", round_trip());
-  double alone[2] = {0, 0}, both[2][2] = {{0, 0}, {0, 1}};
+  struct arithmetic alone = {0, 0}, both[2] = {{0, 0}, {1, 0}};
   pthread_t t;
-  pthread_create(&t, NULL, pinned_arithmetic, alone);
+  pthread_create(&t, NULL, arithmetic, &alone);
   pthread_join(t, NULL);
-  pthread_create(&t, NULL, pinned_arithmetic, both[1]);
-  pinned_arithmetic(both[0]);
+  pthread_create(&t, NULL, arithmetic, &both[1]);
+  arithmetic(&both[0]);
   pthread_join(t, NULL);
   printf("arithmetic loop: %.3f s on core 0 alone, %.3f and %.3f s on cores 0 and 1 at once\n",
-         alone[0], both[0][0], both[1][0]);
+         alone.seconds, both[0].seconds, both[1].seconds);
   return 0;
 }
