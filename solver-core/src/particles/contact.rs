@@ -168,6 +168,13 @@ impl Contact {
 
 /// Contacts are placed and kicked in fixed chunks of this many, whatever the number of
 /// threads, so the live lists and their order are the same on any pool.
+///
+/// The loops over chunks (of contacts or of spheres) let rayon split down to one chunk a
+/// task (`with_max_len(1)`): their work is skewed, as the live contacts gather in the few
+/// chunks of ids of the spheres that have met (a settled bed, a front), and rayon's
+/// adaptive split otherwise hands out a quarter of the range whole on two threads, which
+/// one thread then works through alone (measured: the kicks no faster on two threads
+/// than on one, docs/performance.md).
 pub const CHUNK: usize = super::MIN_PER_TASK;
 
 /// The contacts that can act (overlapping, or with a collision open), chunk by chunk, as
@@ -192,6 +199,7 @@ impl Live {
         contacts
             .par_chunks_mut(CHUNK)
             .zip(self.chunks.par_iter_mut())
+            .with_max_len(1)
             .for_each(|(chunk, list)| {
                 list.clear();
                 for (k, c) in chunk.iter_mut().enumerate() {

@@ -96,6 +96,7 @@ pub fn place(
         )
         .zip(live.chunks.par_iter_mut())
         .enumerate()
+        .with_max_len(1) // skewed work: see `CHUNK`
         .for_each(|(n, (((chunk, full), (ends, apart)), list))| {
             list.clear();
             for (k, ((&[i, j], &apart), full)) in

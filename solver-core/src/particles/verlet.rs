@@ -114,6 +114,7 @@ impl<'a> Integrator<'a> {
             .zip(self.v.par_chunks_mut(CHUNK))
             .zip(pairs.anchor().par_chunks(CHUNK))
             .enumerate()
+            .with_max_len(1) // skewed work: see `CHUNK`
             .map(|(n, (((x, p), v), a))| {
                 if let Some(hg) = pull {
                     for v in v.iter_mut() {
@@ -184,6 +185,7 @@ impl<'a> Integrator<'a> {
         self.v
             .par_chunks_mut(CHUNK)
             .enumerate()
+            .with_max_len(1) // skewed work: see `CHUNK`
             .for_each(|(n, v)| shares.gather(n, v));
         self.settle();
         Ok(())
@@ -231,6 +233,7 @@ impl<'a> Integrator<'a> {
             .zip(self.pair_settle.par_iter_mut());
         walls
             .chain(pairs)
+            .with_max_len(1) // skewed work: see `CHUNK`
             .for_each(|(((chunk, shares), list), settle)| {
                 for bucket in shares.iter_mut() {
                     bucket.clear();
