@@ -6,6 +6,7 @@
 //! reports every collision (peak force, duration, deepest overlap, restitution) and the
 //! energies (kinetic, contact, dissipated by the viscous and by the dry term).
 
+mod cells;
 pub mod collisions;
 pub mod contact;
 pub mod energy;

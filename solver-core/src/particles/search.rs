@@ -1,10 +1,11 @@
-//! The neighbour search: a cell list (cells of one diameter plus a skin, the particles
-//! put in hashed buckets of cells by a counting sort) builds a list of candidate pairs
-//! closer than their radii plus the skin, sphere by sphere in key order; the list is kept until some sphere has moved half the skin, so the search
-//! runs now and then and its cost grows with the number of spheres, not its square.
-//! Pairs keep their collision state across rebuilds.
+//! The neighbour search: a cell list (cells one largest diameter plus the skin wide, the
+//! spheres sorted into them by `cells`) builds a list of candidate pairs closer than their
+//! radii plus the skin, sphere by sphere in key order; the list is kept until some sphere
+//! has moved half the skin, so the search runs now and then and its cost grows with the
+//! number of spheres, not its square. Pairs keep their collision state across rebuilds.
 
-use super::contact::{Contact, Other};
+use super::cells::Cells;
+use super::contact::{Contact, Other, CHUNK};
 use super::pairs::Geometry;
 use super::setup::Setup;
 use rayon::prelude::*;
@@ -22,11 +23,13 @@ pub struct NeighbourList {
     anchor: Vec<[f64; 3]>,
     skin: f64,
     /// The cell sort's buffers, kept for the next rebuild.
-    buckets: Buckets,
+    cells: Cells,
     /// An empty buffer with the room of an earlier list: the next rebuild writes its list
     /// there and keeps the old one's, so a rebuild maps no fresh pages (megabytes of
     /// records, cleared by the kernel page by page) once the lists have grown.
     spare: Vec<Contact>,
+    /// The last rebuild's plan, kept for its room.
+    plan: Vec<Source>,
     pub rebuilds: u64,
 }
 
@@ -38,8 +41,9 @@ impl NeighbourList {
             geometry: Geometry::default(),
             anchor: Vec::new(),
             skin: SKIN_PER_RADIUS * r_max,
-            buckets: Buckets::default(),
+            cells: Cells::default(),
             spare: Vec::new(),
+            plan: Vec::new(),
             rebuilds: 0,
         };
         list.rebuild(setup, x);
@@ -71,18 +75,38 @@ impl NeighbourList {
     }
 
     pub fn rebuild(&mut self, setup: &Setup, x: &[[f64; 3]]) {
-        let found = candidates(setup, x, self.skin, &mut self.buckets);
+        let found = candidates(setup, x, self.skin, &mut self.cells);
         // One merge of the old list (ascending by key) with the pairs found (ascending):
         // a pair found again keeps its record and state, a collision still open is kept
         // even if its pair left the list's reach in one increment, and each record is
         // written once. (The walls' list does the same with `carry_over` and `keep_open`.)
-        let mut old = std::mem::replace(&mut self.contacts, std::mem::take(&mut self.spare));
-        let contacts = &mut self.contacts;
-        contacts.clear();
-        contacts.reserve(found.len());
-        let mut new_to_list = std::mem::take(&mut self.geometry.fresh);
-        new_to_list.clear();
-        new_to_list.reserve(found.len());
+        // Both lists are ordered by the lower sphere first, so the merge splits by chunks
+        // of spheres and runs in parallel: a plan of where each record comes from, then
+        // the records written in parallel from it (a serial merge moved every record, some
+        // 200 bytes, on one thread).
+        let old = std::mem::replace(&mut self.contacts, std::mem::take(&mut self.spare));
+        let mut plan = std::mem::take(&mut self.plan);
+        plan.clear();
+        let chunks = x.len().div_ceil(CHUNK);
+        let first_of = |c: usize| (c * CHUNK) as u32;
+        plan.par_extend(
+            (0..chunks)
+                .into_par_iter()
+                .with_max_len(1)
+                .flat_map_iter(|c| {
+                    let (from, to) = (first_of(c), first_of(c + 1));
+                    let olds = old.partition_point(|o| o.particle < from)
+                        ..old.partition_point(|o| o.particle < to);
+                    let news = found.partition_point(|f| f[0] < from)
+                        ..found.partition_point(|f| f[0] < to);
+                    merge_plan(
+                        &old[olds.clone()],
+                        olds.start,
+                        &found[news.clone()],
+                        news.start,
+                    )
+                }),
+        );
         let fresh = |&[i, j, interaction]: &[u32; 3]| {
             Contact::new(
                 i,
@@ -91,24 +115,23 @@ impl NeighbourList {
                 setup.pair_stiffness(interaction, i as usize, j as usize),
             )
         };
-        let mut next = found.iter().peekable();
-        for c in old.drain(..) {
-            let key = c.key();
-            while let Some(f) = next.next_if(|f| (f[0], f[1]) < key) {
-                contacts.push(fresh(f));
-                new_to_list.push(true);
-            }
-            let again = next.next_if(|f| (f[0], f[1]) == key).is_some();
-            if again || c.open.is_some() {
-                contacts.push(c);
-                new_to_list.push(false);
-            }
-        }
-        for f in next {
-            contacts.push(fresh(f));
-            new_to_list.push(true);
-        }
+        plan.par_iter()
+            .with_min_len(CHUNK)
+            .map(|source| match *source {
+                Source::Old(k) => old[k as usize].clone(),
+                Source::Found(k) => fresh(&found[k as usize]),
+            })
+            .collect_into_vec(&mut self.contacts);
+        let mut new_to_list = std::mem::take(&mut self.geometry.fresh);
+        new_to_list.clear();
+        new_to_list.par_extend(
+            plan.par_iter()
+                .with_min_len(CHUNK)
+                .map(|source| matches!(source, Source::Found(_))),
+        );
+        self.plan = plan;
         self.spare = old;
+        self.spare.clear();
         self.geometry.refill(&self.contacts, setup, new_to_list);
         self.anchor.clear();
         self.anchor.extend_from_slice(x);
@@ -116,174 +139,80 @@ impl NeighbourList {
     }
 }
 
-fn cell_of(p: &[f64; 3], size: f64) -> [i64; 3] {
-    // `as` saturates: a sphere far away lands in a far (possibly shared) cell, never UB.
-    [
-        (p[0] / size).floor() as i64,
-        (p[1] / size).floor() as i64,
-        (p[2] / size).floor() as i64,
-    ]
+/// Where a record of the rebuilt list comes from.
+#[derive(Clone, Copy, Debug)]
+enum Source {
+    /// The old list's record at this index, with its state.
+    Old(u32),
+    /// A new record for the pair found at this index.
+    Found(u32),
 }
 
-/// The multipliers of the cell hash's linear part.
-const HASH: [u64; 3] = [
-    0x9E37_79B9_7F4A_7C15,
-    0xC2B2_AE3D_27D4_EB4F,
-    0x1656_67B1_9E37_79F9,
-];
-
-/// The linear part of a cell's hash, modulo 2^64: a neighbour's is the cell's plus its
-/// offset's (`STENCIL`), so the 27 cells around a sphere's cost an addition each.
-const fn linear(cell: [i64; 3]) -> u64 {
-    (cell[0] as u64)
-        .wrapping_mul(HASH[0])
-        .wrapping_add((cell[1] as u64).wrapping_mul(HASH[1]))
-        .wrapping_add((cell[2] as u64).wrapping_mul(HASH[2]))
-}
-
-/// The linear parts of the offsets to the 27 cells around and including a cell.
-const STENCIL: [u64; 27] = {
-    let mut s = [0u64; 27];
-    let mut k = 0;
-    while k < 27 {
-        s[k] = linear([
-            (k % 3) as i64 - 1,
-            ((k / 3) % 3) as i64 - 1,
-            (k / 9) as i64 - 1,
-        ]);
-        k += 1;
-    }
-    s
-};
-
-/// The spheres sorted by cell with a counting sort: each cell is hashed into one of a
-/// power of two buckets (at least twice the spheres), and the bucket holds its spheres'
-/// ids in increasing order. Cells far apart may share a bucket; the distance test sorts
-/// them out, so memory stays bounded however far the spheres spread, and nothing is
-/// sorted by comparison. The buffers are kept from one rebuild to the next.
-#[derive(Clone, Debug, Default)]
-struct Buckets {
-    /// log2 of the number of buckets.
-    bits: u32,
-    /// The bucket of each sphere.
-    of: Vec<u32>,
-    /// Where each bucket's ids begin in `ids` (one more entry than buckets).
-    start: Vec<u32>,
-    ids: Vec<u32>,
-    /// Beside `ids`, each sphere's position and radius: the search reads a bucket's
-    /// members in a row instead of through their ids.
-    packed: Vec<[f64; 4]>,
-}
-
-impl Buckets {
-    fn bucket(&self, cell: [i64; 3]) -> u32 {
-        self.mix(linear(cell))
-    }
-
-    /// The bucket of a cell from its `linear` part: the top bits, the best mixed.
-    #[inline]
-    fn mix(&self, h: u64) -> u32 {
-        let h = (h ^ (h >> 29)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        (h >> (64 - self.bits)) as u32
-    }
-
-    fn fill(&mut self, x: &[[f64; 3]], radius: &[f64], size: f64) {
-        let n = x.len();
-        self.bits = (2 * n).next_power_of_two().trailing_zeros().max(1);
-        let buckets = 1usize << self.bits;
-        let mut of = std::mem::take(&mut self.of);
-        of.clear();
-        of.par_extend(
-            x.par_iter()
-                .with_min_len(super::MIN_PER_TASK)
-                .map(|p| self.bucket(cell_of(p, size))),
-        );
-        self.of = of;
-        self.start.clear();
-        self.start.resize(buckets + 1, 0);
-        for &b in &self.of {
-            self.start[b as usize + 1] += 1;
+/// The merge of one chunk of spheres' old records (`old`, from index `old_at` of the
+/// old list) and pairs found (`found`, from `found_at`), both ascending by key.
+fn merge_plan(old: &[Contact], old_at: usize, found: &[[u32; 3]], found_at: usize) -> Vec<Source> {
+    let mut next = found.iter().enumerate().peekable();
+    let mut plan = Vec::with_capacity(found.len() + old.len() / 8);
+    let index = |at: usize, k: usize| (at + k) as u32;
+    for (k, c) in old.iter().enumerate() {
+        let key = c.key();
+        while let Some((f, _)) = next.next_if(|(_, f)| (f[0], f[1]) < key) {
+            plan.push(Source::Found(index(found_at, f)));
         }
-        for b in 0..buckets {
-            self.start[b + 1] += self.start[b];
+        let again = next.next_if(|(_, f)| (f[0], f[1]) == key).is_some();
+        if again || c.open.is_some() {
+            plan.push(Source::Old(index(old_at, k)));
         }
-        // Scatter in id order, so each bucket lists its ids ascending; `start` is moved
-        // on as it fills and set back after.
-        self.ids.clear();
-        self.ids.resize(n, 0);
-        for (i, &b) in self.of.iter().enumerate() {
-            let slot = &mut self.start[b as usize];
-            self.ids[*slot as usize] = i as u32;
-            *slot += 1;
-        }
-        for b in (1..=buckets).rev() {
-            self.start[b] = self.start[b - 1];
-        }
-        self.start[0] = 0;
-        self.packed.clear();
-        self.packed.extend(self.ids.iter().map(|&i| {
-            let (p, r) = (x[i as usize], radius[i as usize]);
-            [p[0], p[1], p[2], r]
-        }));
     }
-
-    /// The ids of a bucket's spheres, ascending, and their positions and radii.
-    fn members(&self, bucket: u32) -> (&[u32], &[[f64; 4]]) {
-        let b = bucket as usize;
-        let range = self.start[b] as usize..self.start[b + 1] as usize;
-        (&self.ids[range.clone()], &self.packed[range])
-    }
+    plan.extend(next.map(|(f, _)| Source::Found(index(found_at, f))));
+    plan
 }
 
 /// Pairs of spheres closer than their radii plus the skin whose groups have a law, as
-/// (lower id, higher id, interaction), in key order: each sphere finds its partners of higher id in the 27 cells around its own, so
-/// the list comes out sorted sphere by sphere, in fixed chunks of spheres, whatever the
-/// number of threads.
-fn candidates(setup: &Setup, x: &[[f64; 3]], skin: f64, buckets: &mut Buckets) -> Vec<[u32; 3]> {
+/// (lower id, higher id, interaction), in key order: each sphere finds its partners of
+/// higher id in the cells around its own, so the list comes out sorted sphere by sphere,
+/// in fixed chunks of spheres, whatever the number of threads.
+fn candidates(setup: &Setup, x: &[[f64; 3]], skin: f64, cells: &mut Cells) -> Vec<[u32; 3]> {
     let n = x.len();
     if n < 2 {
         return Vec::new();
     }
     let r_max = setup.radius.iter().copied().fold(0.0, f64::max);
-    let size = 2.0 * r_max + skin;
-    buckets.fill(x, &setup.radius, size);
-    let buckets = &*buckets;
+    cells.fill(x, &setup.radius, 2.0 * r_max + skin);
+    let cells = &*cells;
     (0..n)
         .into_par_iter()
         .fold_chunks(
-            super::MIN_PER_TASK,
+            CHUNK,
             || (Vec::new(), Vec::new()),
             |(mut out, mut partners): (Vec<[u32; 3]>, Vec<[u32; 3]>), i| {
                 let a = x[i];
                 let ri = setup.radius[i];
-                let base = linear(cell_of(&a, size));
                 partners.clear();
-                for off in STENCIL {
-                    // A bucket holds a sphere or two: a scan past the lower ids costs less
-                    // than a binary search.
-                    let (ids, packed) = buckets.members(buckets.mix(base.wrapping_add(off)));
+                cells.around(&a, |ids, packed| {
                     for (&j, b) in ids.iter().zip(packed) {
-                        if j as usize <= i {
-                            continue;
-                        }
                         let d = [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
                         let reach = ri + b[3] + skin;
-                        if d[0] * d[0] + d[1] * d[1] + d[2] * d[2] >= reach * reach {
-                            continue;
-                        }
-                        if let Some(interaction) = setup.pair_interaction(i, j as usize) {
-                            partners.push([i as u32, j, interaction]);
+                        // One branch for both tests, rarely taken.
+                        let near = d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < reach * reach;
+                        if near & (j as usize > i) {
+                            if let Some(interaction) = setup.pair_interaction(i, j as usize) {
+                                partners.push([i as u32, j, interaction]);
+                            }
                         }
                     }
-                }
-                // Key order (i is the same in all, and j gives the interaction); two of
-                // the 27 cells in one bucket list its pairs twice.
+                });
+                // Key order (i is the same in all, and j gives the interaction); the
+                // hashed buckets may list a pair twice.
                 partners.sort_unstable_by_key(|p| p[1]);
-                partners.dedup_by_key(|p| p[1]);
+                if !cells.dense() {
+                    partners.dedup_by_key(|p| p[1]);
+                }
                 out.extend_from_slice(&partners);
                 (out, partners)
             },
         )
+        .with_max_len(1)
         .flat_map_iter(|(out, _)| out)
         .collect()
 }
@@ -335,14 +264,10 @@ mod tests {
         }
     }
 
-    #[test]
-    fn cell_list_finds_what_brute_force_finds() {
-        let parts = cloud(600);
-        let setup = Setup::new(&parts).unwrap();
-        let list = NeighbourList::new(&setup, &setup.position);
-        let skin = list.skin;
+    /// The pairs closer than their radii plus the skin, by trying every pair.
+    fn brute_force(setup: &Setup, skin: f64) -> Vec<(u32, u32)> {
         let x = &setup.position;
-        let mut brute = Vec::new();
+        let mut pairs = Vec::new();
         for i in 0..x.len() {
             for j in i + 1..x.len() {
                 let d: f64 = (0..3)
@@ -350,12 +275,47 @@ mod tests {
                     .sum::<f64>()
                     .sqrt();
                 if d < setup.radius[i] + setup.radius[j] + skin {
-                    brute.push((i as u32, j as u32));
+                    pairs.push((i as u32, j as u32));
                 }
             }
         }
+        pairs
+    }
+
+    #[test]
+    fn dense_grid_finds_what_brute_force_finds() {
+        let parts = cloud(600);
+        let setup = Setup::new(&parts).unwrap();
+        let list = NeighbourList::new(&setup, &setup.position);
+        assert!(list.cells.dense());
+        let brute = brute_force(&setup, list.skin);
         let found: Vec<(u32, u32)> = list.contacts.iter().map(Contact::key).collect();
-        assert!(!brute.is_empty());
+        assert!(brute.len() > 100);
+        assert_eq!(found, brute);
+    }
+
+    #[test]
+    fn hashed_buckets_find_what_brute_force_finds() {
+        // Two spheres flung far off (one far beyond the grid's reach, one at the
+        // opposite corner) make the box too large for a dense grid; a close pair of them
+        // must still be found (the one inserted first shifts their ids by one).
+        let mut parts = cloud(600);
+        let far = |position| Sphere {
+            position,
+            velocity: None,
+            radius: Some(0.03),
+            mass: None,
+        };
+        let spheres = &mut parts.groups[0].spheres;
+        spheres.push(far([1e7, -3e6, 2e5]));
+        spheres.push(far([1e7 + 0.05, -3e6, 2e5]));
+        spheres.insert(17, far([-4e5, 9e6, -1e6]));
+        let setup = Setup::new(&parts).unwrap();
+        let list = NeighbourList::new(&setup, &setup.position);
+        assert!(!list.cells.dense());
+        let brute = brute_force(&setup, list.skin);
+        let found: Vec<(u32, u32)> = list.contacts.iter().map(Contact::key).collect();
+        assert!(brute.contains(&(601, 602)));
         assert_eq!(found, brute);
     }
 }
