@@ -32,21 +32,31 @@ pub struct Geometry {
 
 impl Geometry {
     /// The arrays of `contacts` (a list just rebuilt); `fresh` marks the pairs new to it.
-    /// The buffers are kept (cleared and refilled), so a rebuild allocates nothing once
-    /// they have grown.
+    /// The buffers are kept (cleared and refilled, in parallel), so a rebuild allocates
+    /// nothing once they have grown.
     pub fn refill(&mut self, contacts: &[Contact], setup: &Setup, fresh: Vec<bool>) {
-        self.ends.clear();
-        self.apart.clear();
-        self.full.clear();
         self.fresh = fresh;
-        for c in contacts {
-            let (i, j) = c.key();
-            self.ends.push([i, j]);
-            self.apart.push(apart_bound(
-                setup.radius[i as usize] + setup.radius[j as usize],
-            ));
-            self.full.push(c.open.is_some());
-        }
+        self.ends.clear();
+        self.ends.par_extend(
+            contacts
+                .par_iter()
+                .with_min_len(CHUNK)
+                .map(|c| <[u32; 2]>::from(c.key())),
+        );
+        self.apart.clear();
+        self.apart.par_extend(
+            self.ends
+                .par_iter()
+                .with_min_len(CHUNK)
+                .map(|&[i, j]| apart_bound(setup.radius[i as usize] + setup.radius[j as usize])),
+        );
+        self.full.clear();
+        self.full.par_extend(
+            contacts
+                .par_iter()
+                .with_min_len(CHUNK)
+                .map(|c| c.open.is_some()),
+        );
     }
 }
 
