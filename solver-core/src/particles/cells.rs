@@ -25,7 +25,8 @@ const WIDTH_MARGIN: f64 = 1.0 + 1e-9;
 /// The spheres sorted by cell, ids and positions side by side.
 #[derive(Clone, Debug, Default)]
 pub struct Cells {
-    /// The dense grid's lowest corner, or None for the hashed buckets.
+    /// The dense grid (its lowest corner and its cells along each axis), or None for the
+    /// hashed buckets.
     grid: Option<Grid>,
     width: f64,
     /// log2 of the number of hashed buckets.
@@ -74,7 +75,9 @@ impl Grid {
             );
         let along = [0, 1, 2].map(|k| ((high[k] - low[k]) / width).floor() + 1.0);
         let cells = along[0] * along[1] * along[2];
-        // A NaN anywhere fails this test, so the buckets take it.
+        // An infinite extent fails this test, so the buckets take it. (A NaN position
+        // is passed over by min and max and lands in the first cell, where the distance
+        // test finds it no partner, as in a bucket.)
         if !(cells <= most && along.iter().all(|a| a.is_finite())) {
             return None;
         }
@@ -217,8 +220,8 @@ impl Cells {
     }
 
     /// Call `visit` with each run of spheres in the 27 cells around and including the
-    /// cell of `p`, a sphere's position at the fill: every sphere within reach of it is in one run, and with the hashed buckets a
-    /// sphere may be in two.
+    /// cell of `p`, a sphere's position at the fill: every sphere within reach of it is
+    /// in one run, and with the hashed buckets a sphere may be in two.
     #[inline]
     pub fn around(&self, p: &[f64; 3], mut visit: impl FnMut(&[u32], &[[f64; 4]])) {
         match &self.grid {

@@ -199,7 +199,7 @@ impl Live {
         contacts
             .par_chunks_mut(CHUNK)
             .zip(self.chunks.par_iter_mut())
-            .with_max_len(1)
+            .with_max_len(1) // skewed work: see `CHUNK`
             .for_each(|(chunk, list)| {
                 list.clear();
                 for (k, c) in chunk.iter_mut().enumerate() {
