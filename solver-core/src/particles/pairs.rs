@@ -36,26 +36,17 @@ impl Geometry {
     /// nothing once they have grown.
     pub fn refill(&mut self, contacts: &[Contact], setup: &Setup, fresh: Vec<bool>) {
         self.fresh = fresh;
-        self.ends.clear();
-        self.ends.par_extend(
-            contacts
-                .par_iter()
-                .with_min_len(CHUNK)
-                .map(|c| <[u32; 2]>::from(c.key())),
-        );
+        contacts
+            .par_iter()
+            .with_min_len(CHUNK)
+            .map(|c| (<[u32; 2]>::from(c.key()), c.open.is_some()))
+            .unzip_into_vecs(&mut self.ends, &mut self.full);
         self.apart.clear();
         self.apart.par_extend(
             self.ends
                 .par_iter()
                 .with_min_len(CHUNK)
                 .map(|&[i, j]| apart_bound(setup.radius[i as usize] + setup.radius[j as usize])),
-        );
-        self.full.clear();
-        self.full.par_extend(
-            contacts
-                .par_iter()
-                .with_min_len(CHUNK)
-                .map(|c| c.open.is_some()),
         );
     }
 }

@@ -212,6 +212,8 @@ fn candidates(setup: &Setup, x: &[[f64; 3]], skin: f64, cells: &mut Cells) -> Ve
                 (out, partners)
             },
         )
+        // One chunk a task: a few chunks on two threads split by halves leave one thread
+        // more chunks than the other.
         .with_max_len(1)
         .flat_map_iter(|(out, _)| out)
         .collect()
