@@ -35,12 +35,17 @@ pub struct Open {
 pub const UNNUMBERED: u64 = u64::MAX;
 
 /// One candidate contact.
+///
+/// Laid out by hand on three whole cache lines (`repr(C)`, 64-byte aligned, the open
+/// collision first), so that `prefetch` can ask for each line by one of its fields.
 #[derive(Clone, Debug, PartialEq)]
+#[repr(C, align(64))]
 pub struct Contact {
+    pub open: Option<Open>,
     pub particle: u32,
-    pub other: Other,
     /// Index into the interaction table (the law and the report).
     pub interaction: u32,
+    pub other: Other,
     /// The stiffness constant of this pair (c of f = c x^n).
     pub c: f64,
     /// Overlap at the current positions (negative: a gap).
@@ -55,7 +60,17 @@ pub struct Contact {
     pub rate: f64,
     /// The rate drop the last kick applies to the pair; spread by the mass shares.
     pub drop: f64,
-    pub open: Option<Open>,
+}
+
+/// Ask the processor for the three cache lines of `c`, a few contacts ahead of reading
+/// them: a hint, with no effect on any result. The kicks visit the live contacts, some 15%
+/// of the records scattered over a list of megabytes, and were measured to wait on these
+/// loads for a third of their time (docs/performance.md).
+#[inline]
+pub fn prefetch(c: &Contact) {
+    mem_prefetch::prefetch_read_data::<_, 3>(&c.open);
+    mem_prefetch::prefetch_read_data::<_, 3>(&c.particle);
+    mem_prefetch::prefetch_read_data::<_, 3>(&c.previous_overlap);
 }
 
 impl Contact {
@@ -247,5 +262,24 @@ impl Contact {
     #[inline]
     pub fn live(&self) -> bool {
         self.overlap > 0.0 || self.overlap.is_nan() || self.open.is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::mem::{align_of, offset_of, size_of};
+
+    #[test]
+    fn prefetch_names_one_field_in_each_cache_line() {
+        assert_eq!(size_of::<Contact>(), 192);
+        assert_eq!(align_of::<Contact>(), 64);
+        let lines = [
+            offset_of!(Contact, open),
+            offset_of!(Contact, particle),
+            offset_of!(Contact, previous_overlap),
+        ]
+        .map(|at| at / 64);
+        assert_eq!(lines, [0, 1, 2]);
     }
 }
