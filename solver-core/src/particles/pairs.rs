@@ -3,7 +3,8 @@
 //!
 //! Most candidates are apart most of the time, and an apart pair with no collision open
 //! changes nothing that is read: its overlap before is needed only when it comes to touch,
-//! and it is then computed again, with the same expression, from the positions before. So
+//! and it is then computed again, with the same expression, from the positions before (a
+//! pair open at the placement before was placed there, so its record holds it). So
 //! the pass over every candidate reads a few arrays beside the records (`Geometry`: 17 bytes
 //! a pair against a record of some 200) and compares the squared distance with a bound
 //! beyond which the pair is surely apart, with no square root; only the pairs within it, or
@@ -65,7 +66,7 @@ fn apart_bound(reach: f64) -> f64 {
 }
 
 #[inline]
-fn distance2(a: &[f64; 3], b: &[f64; 3]) -> f64 {
+pub(super) fn distance2(a: &[f64; 3], b: &[f64; 3]) -> f64 {
     let d = [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
     d[0] * d[0] + d[1] * d[1] + d[2] * d[2]
 }
@@ -112,6 +113,9 @@ pub fn place(
                 let c = &mut chunk[k];
                 let before = if new_to_list(n * CHUNK + k) {
                     f64::NEG_INFINITY
+                } else if *full {
+                    // Open at the placement before, so placed there: its overlap is current.
+                    c.overlap
                 } else {
                     // The expression of the placement before, on its positions: the same
                     // bits as the overlap it found.

@@ -516,6 +516,40 @@ mod tests {
         }
     }
 
+    /// The pairs' placement takes a pair's overlap at the positions before from its record
+    /// when the pair was open at the placement before: that must be the bits the
+    /// expression gives on those positions.
+    #[test]
+    fn a_pair_open_at_its_placement_holds_the_overlap_of_those_positions() {
+        let parts = shaken_box();
+        let setup = Setup::new(&parts).unwrap();
+        let dt = 2e-5;
+        let mut it = Integrator::new(&setup, 50);
+        let mut checked = 0;
+        for n in 1..=300 {
+            it.increment(n as f64 * dt, dt).unwrap();
+            let list = &it.pairs;
+            for (c, _) in list
+                .contacts
+                .iter()
+                .zip(&list.geometry.full)
+                .filter(|(_, &f)| f)
+            {
+                let (i, j) = c.key();
+                let (i, j) = (i as usize, j as usize);
+                let expected =
+                    setup.radius[i] + setup.radius[j] - pairs::distance2(&it.x[i], &it.x[j]).sqrt();
+                assert_eq!(
+                    c.overlap.to_bits(),
+                    expected.to_bits(),
+                    "pair {i} {j}, increment {n}"
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 10_000, "open pairs checked: {checked}");
+    }
+
     #[test]
     fn gather_is_the_serial_apply_bit_for_bit_on_any_pool() {
         let parts = shaken_box();
