@@ -3,7 +3,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use impact_core::hex8::{self, ElementControls, NODE_SIGNS};
-use impact_core::lanes::F64x4;
+use impact_core::lanes::{per_lane, Batch, Lane};
 use impact_core::material::Elastic;
 use impact_core::{solve, SolveOptions};
 use impact_protocol::{validate_model, Material, Model, Pointer, SolveParams};
@@ -75,22 +75,23 @@ fn kernel(c: &mut Criterion) {
             )
         })
     });
-    // The solver's path: four elements side by side, one per lane (here four copies of the
-    // one element; the cost does not depend on the values).
-    let lanes = |c: f64| F64x4([c; 4]);
+    // The solver's path: a batch of elements side by side, one per lane (here copies of
+    // the one element; the cost does not depend on the values): four lanes, or eight where
+    // the build has AVX-512 (`lanes::Batch`).
+    let lanes = Batch::splat;
     let (xl, vl) = (x.map(|p| p.map(lanes)), v.map(|p| p.map(lanes)));
     let stress = [1e6, 0.0, 0.0, 0.0, 0.0, 0.0].map(lanes);
-    let mat4 = Elastic::lanes([&mat; 4]);
+    let mat_lanes = Elastic::lanes(per_lane(|_| &mat));
     g.throughput(Throughput::Elements(hex8::LANES as u64));
-    g.bench_function("batch_of_four", |b| {
+    g.bench_function("batch", |b| {
         b.iter(|| {
             hex8::update_batch(
                 black_box(&xl),
                 black_box(&vl),
                 &stress,
-                &mat4,
+                &mat_lanes,
                 &ctl,
-                F64x4([1e-7; 4]),
+                Batch::splat(1e-7),
             )
         })
     });

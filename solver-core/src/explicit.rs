@@ -8,7 +8,7 @@ use crate::contact::{settle_initial_penetrations, Contacts};
 use crate::control::Live;
 use crate::error::SolveError;
 use crate::hex8::{self, ElementControls, LANES};
-use crate::lanes::F64x4;
+use crate::lanes::{per_lane, Batch as Lanes, Lane};
 use crate::loads::Gravity;
 use crate::material::Elastic;
 use crate::solution::{Frame, History, Solution, StepSpan};
@@ -416,9 +416,9 @@ fn advance<const SUBCYCLED: bool>(
     // increment): every batch overwrites all of its lanes.
     let gather_buffers = || -> GatherBuffers {
         (
-            [[F64x4::default(); 3]; 8],
-            [[F64x4::default(); 3]; 8],
-            [F64x4::default(); 6],
+            [[Lanes::default(); 3]; 8],
+            [[Lanes::default(); 3]; 8],
+            [Lanes::default(); 6],
         )
     };
     let update = |buffers: &mut GatherBuffers, (batch, slices): (usize, Batch<'_>)| {
@@ -437,56 +437,42 @@ fn advance<const SUBCYCLED: bool>(
         ) = slices;
         // A short last batch fills its empty lanes with its first element again;
         // their results are dropped.
-        let element = |lane: usize| if lane < conn.len() { lane } else { 0 };
-        let [e0, e1, e2, e3] = [element(0), element(1), element(2), element(3)];
+        let e = per_lane(|lane| if lane < conn.len() { lane } else { 0 });
         // The slice in registers: read through the closure's captures, its start
         // and length were loaded again after every atomic store.
         let corner_forces: &[[AtomicU64; 3]] = corner_forces;
-        let rows = [&conn[e0], &conn[e1], &conn[e2], &conn[e3]];
-        // Each lane vector is built whole and stored once: four scalar stores into
-        // one vector stall the kernel's wide load of it (no store forwarding).
+        let rows = per_lane(|l| &conn[e[l]]);
+        // Each lane vector is built whole and stored once: scalar stores into one
+        // vector stall the kernel's wide load of it (no store forwarding).
         for k in 0..8 {
-            let n = [rows[0][k], rows[1][k], rows[2][k], rows[3][k]];
-            let p = [
-                x[n[0] as usize],
-                x[n[1] as usize],
-                x[n[2] as usize],
-                x[n[3] as usize],
-            ];
-            let u = [
-                v[n[0] as usize],
-                v[n[1] as usize],
-                v[n[2] as usize],
-                v[n[3] as usize],
-            ];
+            let n = per_lane(|l| rows[l][k] as usize);
+            let p = per_lane(|l| x[n[l]]);
+            let u = per_lane(|l| v[n[l]]);
             for r in 0..3 {
-                xe[k][r] = F64x4([p[0][r], p[1][r], p[2][r], p[3][r]]);
-                ve[k][r] = F64x4([u[0][r], u[1][r], u[2][r], u[3][r]]);
+                xe[k][r] = Lanes::from_fn(|l| p[l][r]);
+                ve[k][r] = Lanes::from_fn(|l| u[l][r]);
             }
         }
-        // The four rows copied whole, then transposed: read through references,
-        // the native build gathered the components with `vgatherqpd`.
-        let s = [stress[e0], stress[e1], stress[e2], stress[e3]];
+        // The rows copied whole, then transposed: read through references, the
+        // native build gathered the components with `vgatherqpd`.
+        let s = per_lane(|l| stress[e[l]]);
         for (c, component) in se.iter_mut().enumerate() {
-            *component = F64x4([s[0][c], s[1][c], s[2][c], s[3][c]]);
+            *component = Lanes::from_fn(|l| s[l][c]);
         }
-        // Written out: `array::map` here was an out-of-line `try_map` call a batch.
-        let material = |e: usize| &asm.materials[mats[e] as usize];
-        let mat = Elastic::lanes([material(e0), material(e1), material(e2), material(e3)]);
+        let mat = Elastic::lanes(per_lane(|l| &asm.materials[mats[e[l]] as usize]));
         // Each element over its own step: the smallest of its nodes'.
         let step = if SUBCYCLED {
-            let own = |e: usize| substep.step(element_levels[e][0], dt);
-            F64x4([own(e0), own(e1), own(e2), own(e3)])
+            Lanes::from_fn(|l| substep.step(element_levels[e[l]][0], dt))
         } else {
-            F64x4([dt; LANES])
+            Lanes::splat(dt)
         };
         let u = hex8::update_batch(xe, ve, se, &mat, ctl, step);
         for lane in 0..conn.len() {
-            volume[lane] = u.volume.0[lane];
+            volume[lane] = u.volume.lane(lane);
             let sound = hex8::sound(volume[lane]);
             for (&slot, lanes) in slots[lane].iter().zip(u.forces.iter()) {
                 for (atom, f) in corner_forces[slot as usize].iter().zip(lanes) {
-                    let f = if sound { f.0[lane] } else { 0.0 };
+                    let f = if sound { f.lane(lane) } else { 0.0 };
                     atom.store(f.to_bits(), Ordering::Relaxed);
                 }
             }
@@ -499,12 +485,12 @@ fn advance<const SUBCYCLED: bool>(
             // Lane by lane from the result: `map` copied all six vectors to the
             // stack for each lane.
             for (c, component) in stress[lane].iter_mut().enumerate() {
-                *component = u.stress[c].0[lane];
+                *component = u.stress[c].lane(lane);
             }
-            internal[lane] += u.internal_work.0[lane];
-            viscous[lane] += u.viscous_work.0[lane];
-            hourglass[lane] += u.hourglass_work.0[lane];
-            let c = u.critical_increment.0[lane];
+            internal[lane] += u.internal_work.lane(lane);
+            viscous[lane] += u.viscous_work.lane(lane);
+            hourglass[lane] += u.hourglass_work.lane(lane);
+            let c = u.critical_increment.lane(lane);
             // Reach 0 divides by 1: the same bits.
             critical[lane] = if SUBCYCLED {
                 per_increment(c, element_levels[lane][1])
@@ -584,7 +570,7 @@ type Batch<'a> = (
 );
 
 /// A task's gather buffers: the batch's positions, velocities and stresses in lanes.
-type GatherBuffers = ([[F64x4; 3]; 8], [[F64x4; 3]; 8], [F64x4; 6]);
+type GatherBuffers = ([[Lanes; 3]; 8], [[Lanes; 3]; 8], [Lanes; 6]);
 
 /// What the end of an increment needs from every element.
 #[derive(Clone, Copy, Debug, PartialEq)]

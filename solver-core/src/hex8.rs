@@ -1,9 +1,9 @@
 //! The one-point hex8: uniform-strain gradient at the centre, the stress update, bulk
 //! viscosity, Flanagan-Belytschko viscous hourglass control, and the element's critical
-//! increment. One body (`update_lanes`) for one element and for four side by side in the
-//! lanes of `F64x4` (`update_batch`, the solver's path); no allocation.
+//! increment. One body (`update_lanes`) for one element and for a batch side by side in the
+//! lanes of `lanes::Batch` (`update_batch`, the solver's path); no allocation.
 
-use crate::lanes::{F64x4, Lane};
+use crate::lanes::{Batch, Lane};
 use crate::material::{voigt_to_matrix, Elastic};
 use impact_protocol::HEX8_FACES;
 
@@ -229,21 +229,23 @@ pub fn sound(volume: f64) -> bool {
     volume > 0.0 && volume.is_finite()
 }
 
-/// How many elements one batch updates side by side.
-pub const LANES: usize = 4;
+/// How many elements one batch updates side by side: eight where the build has AVX-512,
+/// four elsewhere (`lanes::Batch`).
+pub const LANES: usize = Batch::LANES;
 
-/// Update four elements side by side, one in each lane (see `update_lanes`): the same bits
-/// as `update` element by element. The lanes are one 256-bit register where the build
-/// allows AVX, two SSE2 ones on baseline x86-64. Each lane has its own increment: with
-/// subcycling, a batch may hold elements of two levels.
+/// Update a batch of elements side by side, one in each lane (see `update_lanes`): the
+/// same bits as `update` element by element. The lanes are one 512-bit register where the
+/// build has AVX-512, one 256-bit register where it has AVX, two SSE2 ones on baseline
+/// x86-64. Each lane has its own increment: with subcycling, a batch may hold elements of
+/// two levels.
 pub fn update_batch(
-    x: &[[F64x4; 3]; 8],
-    v: &[[F64x4; 3]; 8],
-    stress: &[F64x4; 6],
-    mat: &Elastic<F64x4>,
+    x: &[[Batch; 3]; 8],
+    v: &[[Batch; 3]; 8],
+    stress: &[Batch; 6],
+    mat: &Elastic<Batch>,
     ctl: &ElementControls,
-    dt: F64x4,
-) -> ElementUpdate<F64x4> {
+    dt: Batch,
+) -> ElementUpdate<Batch> {
     update_lanes(x, v, stress, mat, ctl, dt)
 }
 
@@ -854,9 +856,10 @@ mod tests {
 
     #[test]
     fn a_batch_gives_each_lane_the_bits_of_the_element_alone() {
-        // Four different elements in the lanes: distorted, compressing and expanding, two
-        // materials, one inverted lane that must not disturb its neighbours, and two
-        // increments (subcycling's levels share batches).
+        // Four different elements in the lanes (repeated in a batch of eight, each copy
+        // with its own increment): distorted, compressing and expanding, two materials,
+        // one inverted element that must not disturb its neighbours, and two increments
+        // (subcycling's levels share batches).
         let (x0, v0) = distorted();
         let stretch = |f: f64| x0.map(|p| [f * p[0], p[1] + 0.1 * p[0], p[2]]);
         let mut inverted = cube([1.0, 1.0, 1.0]);
@@ -881,24 +884,24 @@ mod tests {
             bulk_quadratic: 1.5,
             hourglass: 0.1,
         };
-        let dts = [1e-3, 2e-3, 1e-3, 2e-3];
-        let lanes = |f: &dyn Fn(usize) -> f64| F64x4([f(0), f(1), f(2), f(3)]);
-        let x: [[F64x4; 3]; 8] =
-            std::array::from_fn(|k| std::array::from_fn(|r| lanes(&|l| xs[l][k][r])));
-        let v: [[F64x4; 3]; 8] =
-            std::array::from_fn(|k| std::array::from_fn(|r| lanes(&|l| vs[l][k][r])));
-        let stress: [F64x4; 6] = std::array::from_fn(|c| lanes(&|l| stresses[l][c]));
-        let m = Elastic::lanes([&mats[0], &mats[1], &mats[2], &mats[3]]);
-        let batch = update_batch(&x, &v, &stress, &m, &ctl, F64x4(dts));
-        for l in 0..LANES {
-            let alone = update(&xs[l], &vs[l], &stresses[l], &mats[l], &ctl, dts[l]);
+        let dts = [1e-3, 2e-3, 1e-3, 2e-3, 3e-3, 1e-3, 5e-4, 2e-3];
+        let x: [[Batch; 3]; 8] =
+            std::array::from_fn(|k| std::array::from_fn(|r| Batch::from_fn(|l| xs[l % 4][k][r])));
+        let v: [[Batch; 3]; 8] =
+            std::array::from_fn(|k| std::array::from_fn(|r| Batch::from_fn(|l| vs[l % 4][k][r])));
+        let stress: [Batch; 6] = std::array::from_fn(|c| Batch::from_fn(|l| stresses[l % 4][c]));
+        let m = Elastic::lanes(crate::lanes::per_lane(|l| &mats[l % 4]));
+        let batch = update_batch(&x, &v, &stress, &m, &ctl, Batch::from_fn(|l| dts[l]));
+        for (l, &dt) in dts.iter().enumerate().take(LANES) {
+            let e = l % 4;
+            let alone = update(&xs[e], &vs[e], &stresses[e], &mats[e], &ctl, dt);
             assert_eq!(
-                batch.volume.0[l].to_bits(),
+                batch.volume.lane(l).to_bits(),
                 alone.volume.to_bits(),
                 "lane {l}"
             );
             if !sound(alone.volume) {
-                assert_eq!(l, 2);
+                assert_eq!(e, 2);
                 continue;
             }
             let same = |a: f64, b: f64, what: &str| {
@@ -906,31 +909,38 @@ mod tests {
             };
             for k in 0..8 {
                 for r in 0..3 {
-                    same(batch.forces[k][r].0[l], alone.forces[k][r], "force");
+                    same(batch.forces[k][r].lane(l), alone.forces[k][r], "force");
                 }
             }
             for c in 0..6 {
-                same(batch.stress[c].0[l], alone.stress[c], "stress");
+                same(batch.stress[c].lane(l), alone.stress[c], "stress");
             }
             same(
-                batch.internal_work.0[l],
+                batch.internal_work.lane(l),
                 alone.internal_work,
                 "internal work",
             );
-            same(batch.viscous_work.0[l], alone.viscous_work, "viscous work");
             same(
-                batch.hourglass_work.0[l],
+                batch.viscous_work.lane(l),
+                alone.viscous_work,
+                "viscous work",
+            );
+            same(
+                batch.hourglass_work.lane(l),
                 alone.hourglass_work,
                 "hourglass work",
             );
             same(
-                batch.critical_increment.0[l],
+                batch.critical_increment.lane(l),
                 alone.critical_increment,
                 "increment",
             );
         }
         // The lanes cover both branches of the bulk viscosity.
-        let work: Vec<f64> = [0, 1, 3].iter().map(|&l| batch.viscous_work.0[l]).collect();
+        let work: Vec<f64> = [0, 1, 3]
+            .iter()
+            .map(|&l| batch.viscous_work.lane(l))
+            .collect();
         assert!(
             work.iter().any(|&w| w > 0.0) && work.contains(&0.0),
             "{work:?}"

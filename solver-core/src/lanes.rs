@@ -1,11 +1,18 @@
 //! Lanes: the number type the element kernel is written in. `f64` is one element; `F64x4`
 //! is four elements side by side, so each arithmetic instruction serves four elements (one
-//! 256-bit AVX instruction, or two SSE2 ones). Every operation acts lane by lane with the
-//! same IEEE operation as `f64` (no fused multiply-add, no reassociation), so an element
-//! gives the same bits in a lane of `F64x4` as alone in `f64`, and the kernel has one body
-//! for both.
+//! 256-bit AVX instruction, or two SSE2 ones); `F64x8`, built only where the build has
+//! AVX-512, is eight in one 512-bit register. `Batch` is the one the solver's element loop
+//! runs: `F64x8` where the build has AVX-512, `F64x4` elsewhere. Every operation acts lane
+//! by lane with the same IEEE operation as `f64` (no fused multiply-add, no
+//! reassociation), so an element gives the same bits in a lane of any of them as alone in
+//! `f64`, whichever the build, and the kernel has one body for all.
 
 use std::ops::{Add, Div, Mul, Neg, Sub};
+
+#[cfg(target_feature = "avx512f")]
+mod f64x8;
+#[cfg(target_feature = "avx512f")]
+pub use f64x8::F64x8;
 
 /// Two thirds of the exponent bias (1023 << 52), less a shift that centres the seed's error:
 /// the bits of x / 3 plus this are the bits of about x^(1/3).
@@ -79,6 +86,29 @@ impl Lane for f64 {
     }
 }
 
+/// The lanes of the solver's element batches: eight where the build has AVX-512.
+#[cfg(target_feature = "avx512f")]
+pub type Batch = F64x8;
+/// The lanes of the solver's element batches: four where the build has no AVX-512.
+#[cfg(not(target_feature = "avx512f"))]
+pub type Batch = F64x4;
+
+/// `[f(0), f(1), ..]`, one entry a lane of `Batch`: written out, because `array::map` and
+/// `from_fn` here compiled to calls in the element loop.
+#[cfg(target_feature = "avx512f")]
+#[inline(always)]
+pub fn per_lane<T>(f: impl Fn(usize) -> T) -> [T; Batch::LANES] {
+    [f(0), f(1), f(2), f(3), f(4), f(5), f(6), f(7)]
+}
+
+/// `[f(0), f(1), ..]`, one entry a lane of `Batch`: written out, because `array::map` and
+/// `from_fn` here compiled to calls in the element loop.
+#[cfg(not(target_feature = "avx512f"))]
+#[inline(always)]
+pub fn per_lane<T>(f: impl Fn(usize) -> T) -> [T; Batch::LANES] {
+    [f(0), f(1), f(2), f(3)]
+}
+
 /// Four f64 lanes, aligned for 256-bit loads.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 #[repr(C, align(32))]
@@ -122,9 +152,22 @@ impl Neg for F64x4 {
 }
 
 impl F64x4 {
+    pub const LANES: usize = 4;
+
     #[inline(always)]
     fn map(self, f: impl Fn(f64) -> f64) -> F64x4 {
         F64x4([f(self.0[0]), f(self.0[1]), f(self.0[2]), f(self.0[3])])
+    }
+
+    /// Lane `l` holds `f(l)`.
+    #[inline(always)]
+    pub fn from_fn(f: impl Fn(usize) -> f64) -> F64x4 {
+        F64x4([f(0), f(1), f(2), f(3)])
+    }
+
+    #[inline(always)]
+    pub fn lane(&self, l: usize) -> f64 {
+        self.0[l]
     }
 }
 

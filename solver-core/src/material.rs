@@ -1,11 +1,11 @@
 //! Material laws at an integration point. Today: isotropic linear elasticity as a
 //! hypoelastic law on the Jaumann rate, so a rigid rotation leaves the stress unchanged.
 
-use crate::lanes::{F64x4, Lane};
+use crate::lanes::{Batch, Lane};
 use impact_protocol::Material;
 
 /// Lamé constants, density and the dilatational wave speed of an elastic material: in
-/// `f64` for one element, or in lanes (`Elastic<F64x4>`) for four elements side by side.
+/// `f64` for one element, or in lanes (`Elastic<Batch>`) for a batch of elements side by side.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Elastic<T = f64> {
     pub lambda: T,
@@ -29,11 +29,11 @@ impl Elastic {
     }
 }
 
-impl Elastic<F64x4> {
-    /// The materials of four elements, lane by lane.
+impl Elastic<Batch> {
+    /// The materials of a batch's elements, lane by lane.
     #[inline(always)]
-    pub fn lanes(m: [&Elastic; 4]) -> Self {
-        let field = |f: fn(&Elastic) -> f64| F64x4([f(m[0]), f(m[1]), f(m[2]), f(m[3])]);
+    pub fn lanes(m: [&Elastic; Batch::LANES]) -> Self {
+        let field = |f: fn(&Elastic) -> f64| Batch::from_fn(|l| f(m[l]));
         Elastic {
             lambda: field(|e| e.lambda),
             mu: field(|e| e.mu),
