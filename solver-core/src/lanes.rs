@@ -93,16 +93,16 @@ pub type Batch = F64x8;
 #[cfg(not(target_feature = "avx512f"))]
 pub type Batch = F64x4;
 
-/// `[f(0), f(1), ..]`, one entry a lane of `Batch`: written out, because `array::map` and
-/// `from_fn` here compiled to calls in the element loop.
+/// `[f(0), f(1), ..]`, one entry a lane of `Batch`: written out, as the element loop's
+/// gathers were before (`array::map` there compiled to an out-of-line call a batch).
 #[cfg(target_feature = "avx512f")]
 #[inline(always)]
 pub fn per_lane<T>(f: impl Fn(usize) -> T) -> [T; Batch::LANES] {
     [f(0), f(1), f(2), f(3), f(4), f(5), f(6), f(7)]
 }
 
-/// `[f(0), f(1), ..]`, one entry a lane of `Batch`: written out, because `array::map` and
-/// `from_fn` here compiled to calls in the element loop.
+/// `[f(0), f(1), ..]`, one entry a lane of `Batch`: written out, as the element loop's
+/// gathers were before (`array::map` there compiled to an out-of-line call a batch).
 #[cfg(not(target_feature = "avx512f"))]
 #[inline(always)]
 pub fn per_lane<T>(f: impl Fn(usize) -> T) -> [T; Batch::LANES] {
