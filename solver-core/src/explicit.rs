@@ -42,10 +42,6 @@ struct Elements {
     internal: Vec<f64>,
     viscous: Vec<f64>,
     hourglass: Vec<f64>,
-    /// Each element's critical increment over 2^(its reach, the deepest of its nodes'
-    /// levels): the stable increment is the smallest of these, times the time-step scale.
-    critical: Vec<f64>,
-    volume: Vec<f64>,
     /// Each element corner's force, at its slot in node order (`Assembly::corner_slot`).
     /// Every slot has one writer, the element of its corner, so relaxed atomic stores
     /// (plain stores on x86-64) let the element tasks write them side by side in safe code.
@@ -122,13 +118,6 @@ pub fn run(model: &Model, options: &SolveOptions) -> Result<Solution, SolveError
         internal: vec![0.0; ne],
         viscous: vec![0.0; ne],
         hourglass: vec![0.0; ne],
-        critical: levels
-            .to_level_order(&at_rest)
-            .into_iter()
-            .zip(&levels.element)
-            .map(|(c, l)| per_increment(c, l[1]))
-            .collect(),
-        volume: vec![0.0; ne],
         corner_forces: (0..8 * ne).map(|_| Default::default()).collect(),
         reordered: levels.order().map(|_| Topology {
             connectivity: levels.to_level_order(&asm.connectivity),
@@ -137,9 +126,10 @@ pub fn run(model: &Model, options: &SolveOptions) -> Result<Solution, SolveError
         }),
     };
     drop(at_rest);
-    // The smallest of `el.critical` too: the smallest element's nodes are all at level 0
-    // (its reach is 0), and every other element's critical increment over 2^reach is at
-    // least the smallest, or it would not have reached that level.
+    // Also the smallest of the elements' critical increments over 2^(their reach): the
+    // smallest element's nodes are all at level 0 (its reach is 0), and every other
+    // element's critical increment over 2^reach is at least the smallest, or it would not
+    // have reached that level.
     let mut critical = smallest;
     let mut nodes = Nodes {
         x: asm.reference.clone(),
@@ -383,8 +373,6 @@ fn advance<const SUBCYCLED: bool>(
         internal,
         viscous,
         hourglass,
-        critical,
-        volume,
         corner_forces,
         reordered,
     } = el;
@@ -406,8 +394,6 @@ fn advance<const SUBCYCLED: bool>(
     let (internal, internal_tail) = internal[..updated].split_at_mut(full);
     let (viscous, viscous_tail) = viscous[..updated].split_at_mut(full);
     let (hourglass, hourglass_tail) = hourglass[..updated].split_at_mut(full);
-    let (critical, critical_tail) = critical[..updated].split_at_mut(full);
-    let (volume, volume_tail) = volume[..updated].split_at_mut(full);
     let (corner_slot, corner_slot_tail) = corner_slot[..updated].split_at(full);
     let (connectivity, connectivity_tail) = connectivity[..updated].split_at(full);
     let (material, material_tail) = material[..updated].split_at(full);
@@ -423,18 +409,7 @@ fn advance<const SUBCYCLED: bool>(
     };
     let update = |buffers: &mut GatherBuffers, (batch, slices): (usize, Batch<'_>)| {
         let (xe, ve, se) = buffers;
-        let (
-            stress,
-            internal,
-            viscous,
-            hourglass,
-            critical,
-            volume,
-            slots,
-            conn,
-            mats,
-            element_levels,
-        ) = slices;
+        let (stress, internal, viscous, hourglass, slots, conn, mats, element_levels) = slices;
         // A short last batch fills its empty lanes with its first element again;
         // their results are dropped.
         let e = per_lane(|lane| if lane < conn.len() { lane } else { 0 });
@@ -467,6 +442,10 @@ fn advance<const SUBCYCLED: bool>(
             Lanes::splat(dt)
         };
         let u = hex8::update_batch(xe, ve, se, &mat, ctl, step);
+        // The batch's volumes and critical increments (each over 2^(its reach)), for the
+        // scan: the only reader of either, so they are not kept.
+        let mut volume = [0.0; LANES];
+        let mut critical = [f64::INFINITY; LANES];
         for lane in 0..conn.len() {
             volume[lane] = u.volume.lane(lane);
             let sound = hex8::sound(volume[lane]);
@@ -479,7 +458,6 @@ fn advance<const SUBCYCLED: bool>(
             if !sound {
                 // Inverted: the solve stops after this increment, on the volume.
                 stress[lane] = [0.0; 6];
-                critical[lane] = f64::INFINITY;
                 continue;
             }
             // Lane by lane from the result: `map` copied all six vectors to the
@@ -498,15 +476,14 @@ fn advance<const SUBCYCLED: bool>(
                 c
             };
         }
-        ElementScan::of_run(batch * LANES, volume, critical)
+        let run = conn.len();
+        ElementScan::of_run(batch * LANES, &volume[..run], &critical[..run])
     };
     let scan = (
         stress.par_chunks_exact_mut(LANES),
         internal.par_chunks_exact_mut(LANES),
         viscous.par_chunks_exact_mut(LANES),
         hourglass.par_chunks_exact_mut(LANES),
-        critical.par_chunks_exact_mut(LANES),
-        volume.par_chunks_exact_mut(LANES),
         corner_slot.par_chunks_exact(LANES),
         connectivity.par_chunks_exact(LANES),
         material.par_chunks_exact(LANES),
@@ -523,8 +500,6 @@ fn advance<const SUBCYCLED: bool>(
             internal_tail,
             viscous_tail,
             hourglass_tail,
-            critical_tail,
-            volume_tail,
             corner_slot_tail,
             connectivity_tail,
             material_tail,
@@ -554,12 +529,10 @@ fn advance<const SUBCYCLED: bool>(
 }
 
 /// One batch's share of the element state and topology, in the element loop's order:
-/// stress, internal, viscous and hourglass work, critical increment, volume, corner slots,
-/// connectivity, material, levels.
+/// stress, internal, viscous and hourglass work, corner slots, connectivity, material,
+/// levels.
 type Batch<'a> = (
     &'a mut [[f64; 6]],
-    &'a mut [f64],
-    &'a mut [f64],
     &'a mut [f64],
     &'a mut [f64],
     &'a mut [f64],
@@ -730,5 +703,45 @@ mod tests {
         let found = scan_elements(&broken, &tied);
         assert_eq!(found.inverted, Some(2 * ELEMENTS_PER_SCAN_TASK + 9));
         assert_eq!(found.smallest_critical, (0.5, ELEMENTS_PER_SCAN_TASK + 2));
+    }
+
+    /// A row of nine unit cubes (c = 1: E = 0.742857, nu = 0.3, rho = 1), one end face
+    /// driven into the row at 40 times the wave speed: in the first increment (some 0.5 to
+    /// 0.9 of the element's transit time) that face passes the far face of its element,
+    /// and no other node has moved.
+    fn crushed_row(face: &str, speed: f64) -> Model {
+        let json = serde_json::json!({
+            "model": {
+                "materials": [{ "name": "m", "E": 0.742857142857, "nu": 0.3, "rho": 1.0 }],
+                "parts": [{ "name": "row", "material": "m", "mesh": { "generate": {
+                    "kind": "block", "size": [9.0, 1.0, 1.0], "nx": 9, "ny": 1, "nz": 1 } } }],
+                "initial_velocities": [{ "part": "row", "set": face, "velocity": [speed, 0.0, 0.0] }],
+                "steps": [{ "name": "crush", "duration": 1.0, "output_interval": 1.0 }]
+            }
+        });
+        let p: impact_protocol::SolveParams =
+            serde_json::from_value(json).expect("the row model parses");
+        p.model
+    }
+
+    #[test]
+    fn the_element_that_inverts_stops_the_solve_and_is_named() {
+        // Element 8 is the last batch's only element (a short batch on four or eight
+        // lanes); element 0 is the first lane of a whole batch.
+        for (face, speed, element) in [("xmax", -40.0, 8), ("xmin", 40.0, 0)] {
+            match crate::solve(&crushed_row(face, speed), &crate::SolveOptions::default()) {
+                Err(SolveError::Failed {
+                    element: Some(e),
+                    time,
+                    reason,
+                }) => {
+                    assert_eq!(e, element, "{face}");
+                    assert!(reason.contains("negative volume"), "{face}: {reason}");
+                    assert!(time > 0.0 && time < 1.0, "{face}: {time}");
+                }
+                Err(other) => panic!("{face}: {other}"),
+                Ok(_) => panic!("{face}: the crushed row solved"),
+            }
+        }
     }
 }
