@@ -1,9 +1,10 @@
 //! Eight f64 lanes in one AVX-512 register, for builds that have it. The type and its
 //! arithmetic are the `wide` crate's, whose operations are the processor's lane-by-lane
 //! IEEE ones (its `max` keeps `f64::max`'s answer where one operand is NaN); a batch's lane
-//! vectors are put together from two 256-bit halves with `safe_arch`'s insert, because LLVM
-//! wrote the eight numbers of `wide`'s array constructor to memory one by one, and the
-//! kernel's 512-bit load of them then waited for the stores (no store forwarding).
+//! vectors are put together from two 256-bit halves with `safe_arch`'s insert: from
+//! `wide`'s array constructor LLVM wrote the eight numbers to the gather buffer one by one
+//! (48 scalar stores an element where four lanes take 12 vector stores), and the element
+//! loop's gather took twice its share of the samples.
 
 use super::Lane;
 use std::ops::{Add, Div, Mul, Neg, Sub};
