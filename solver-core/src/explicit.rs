@@ -479,21 +479,28 @@ fn advance<const SUBCYCLED: bool>(
         let run = conn.len();
         ElementScan::of_run(batch * LANES, &volume[..run], &critical[..run])
     };
-    let scan = (
-        stress.par_chunks_exact_mut(LANES),
-        internal.par_chunks_exact_mut(LANES),
-        viscous.par_chunks_exact_mut(LANES),
-        hourglass.par_chunks_exact_mut(LANES),
-        corner_slot.par_chunks_exact(LANES),
-        connectivity.par_chunks_exact(LANES),
-        material.par_chunks_exact(LANES),
-        element_levels.par_chunks_exact(LANES),
-    )
-        .into_par_iter()
-        .enumerate()
-        .with_min_len(MIN_ELEMENTS_PER_TASK / LANES)
-        .map_init(gather_buffers, update)
-        .reduce(|| ElementScan::NONE, ElementScan::join);
+    let elements = || {
+        (
+            stress.par_chunks_exact_mut(LANES),
+            internal.par_chunks_exact_mut(LANES),
+            viscous.par_chunks_exact_mut(LANES),
+            hourglass.par_chunks_exact_mut(LANES),
+            corner_slot.par_chunks_exact(LANES),
+            connectivity.par_chunks_exact(LANES),
+            material.par_chunks_exact(LANES),
+            element_levels.par_chunks_exact(LANES),
+        )
+            .into_par_iter()
+            .enumerate()
+            .with_min_len(MIN_ELEMENTS_PER_TASK / LANES)
+            .map_init(gather_buffers, update)
+            .reduce(|| ElementScan::NONE, ElementScan::join)
+    };
+    // The contacts read the same drifted positions and velocities as the elements and write
+    // only their own forces, so the two run side by side: the threads that run out of
+    // contact work (its serial passes, its chunks' ragged end) take element batches, not a
+    // wait. Each sums into its own buffers in a fixed order: the same bits either way.
+    let (scan, ()) = rayon::join(elements, || contacts.apply(x, v, dt, time));
     let scan = if full < updated {
         let tail = (
             stress_tail,
@@ -510,7 +517,6 @@ fn advance<const SUBCYCLED: bool>(
         scan
     };
 
-    contacts.apply(&nodes.x, &nodes.v, dt, time);
     gravity.account_work(&nodes.v, &asm.mass, &asm.fixed, dt);
 
     // Node by node, in one pass, for the nodes whose steps end now (every element they
