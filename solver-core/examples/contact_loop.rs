@@ -13,7 +13,8 @@
 //! TO (11 to 30, the `increment` benchmark's span, unless given) inside each solve, by
 //! the instants its observer is told them: the set-up is outside the span. `ratio 9 10
 //! 190` takes the impact from its 11th increment to its 190th (of the side-by-side's 194
-//! in 40 us).
+//! in 40 us). It prints the rounds' medians and the quartiles of the contact's share: on a
+//! shared machine the spread says as much as the middle.
 //! Run it under `valgrind --tool=callgrind` for instruction counts that do not depend on
 //! the load; the difference of two increment counts is the increments alone.
 
@@ -47,6 +48,10 @@ fn main() {
             }),
         };
         let (rounds, from, to) = (number(1, 10), number(2, 10), number(3, 30));
+        if rounds == 0 {
+            eprintln!("ratio ROUNDS [FROM TO]: ROUNDS must be at least 1");
+            std::process::exit(2);
+        }
         // The observer is told the end of each increment, from the first on.
         if from == 0 || from >= to {
             eprintln!(
@@ -219,19 +224,22 @@ fn contact_ratio(rounds: usize, short: u64, long: u64) {
         without.push(n);
         ratio.push((w - n) / n);
     }
-    let median = |v: &mut Vec<f64>| {
+    // Each quarter point by linear interpolation between the sorted rounds.
+    let quarter = |v: &mut Vec<f64>, q: f64| {
         v.sort_by(f64::total_cmp);
-        let k = v.len();
-        if k % 2 == 1 {
-            v[k / 2]
-        } else {
-            0.5 * (v[k / 2 - 1] + v[k / 2])
-        }
+        let at = q * (v.len() - 1) as f64;
+        let (lo, hi) = (at.floor() as usize, at.ceil() as usize);
+        v[lo] + (at - lo as f64) * (v[hi] - v[lo])
     };
     println!(
         "medians of {rounds} rounds: with {:.3} ms, without {:.3} ms an increment, contact / rest {:.3}",
-        median(&mut with),
-        median(&mut without),
-        median(&mut ratio)
+        quarter(&mut with, 0.5),
+        quarter(&mut without, 0.5),
+        quarter(&mut ratio, 0.5)
+    );
+    println!(
+        "quartiles of contact / rest: {:.3} and {:.3}",
+        quarter(&mut ratio, 0.25),
+        quarter(&mut ratio, 0.75)
     );
 }
