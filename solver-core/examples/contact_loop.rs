@@ -14,7 +14,12 @@
 //! the instants its observer is told them: the set-up is outside the span. `ratio 9 10
 //! 190` takes the impact from its 11th increment to its 190th (of the side-by-side's 194
 //! in 40 us). It prints the rounds' medians and the quartiles of the contact's share: on a
-//! shared machine the spread says as much as the middle.
+//! shared machine the spread says as much as the middle. It also reads the processor time
+//! the process used over the span (all threads, from /proc), and gives the share in that.
+//! `contact_loop lockstep ROUNDS [FROM TO]` runs the two solves side by side, one
+//! increment of each in turn (see `contact_loop/lockstep.rs` for what that measures and
+//! what it does not), and `contact_loop null ROUNDS [FROM TO]` the same with neither solve
+//! in contact: the lockstep's own bias, which should be none.
 //! Run it under `valgrind --tool=callgrind` for instruction counts that do not depend on
 //! the load; the difference of two increment counts is the increments alone.
 
@@ -28,6 +33,9 @@ use std::time::{Duration, Instant};
 mod models;
 use models::{block_on_plate as block, plates};
 
+#[path = "contact_loop/lockstep.rs"]
+mod lockstep;
+
 fn main() {
     let words: Vec<String> = std::env::args().skip(1).collect();
     if words.first().map(String::as_str) == Some("block") {
@@ -39,27 +47,32 @@ fn main() {
         );
         return;
     }
-    if words.first().map(String::as_str) == Some("ratio") {
+    if let Some(mode @ ("ratio" | "lockstep" | "null")) = words.first().map(String::as_str) {
         let number = |k: usize, default: u64| match words.get(k) {
             None => default,
             Some(w) => w.parse().unwrap_or_else(|_| {
-                eprintln!("ratio ROUNDS [FROM TO]: '{w}' is not a whole number");
+                eprintln!("{mode} ROUNDS [FROM TO]: '{w}' is not a whole number");
                 std::process::exit(2)
             }),
         };
         let (rounds, from, to) = (number(1, 10), number(2, 10), number(3, 30));
         if rounds == 0 {
-            eprintln!("ratio ROUNDS [FROM TO]: ROUNDS must be at least 1");
+            eprintln!("{mode} ROUNDS [FROM TO]: ROUNDS must be at least 1");
             std::process::exit(2);
         }
-        // The observer is told the end of each increment, from the first on.
+        // The observer is told the end of each increment, from the first on; an
+        // increment is timed from the end of the one before.
         if from == 0 || from >= to {
             eprintln!(
-                "ratio ROUNDS [FROM TO]: FROM ({from}) must be at least 1 and below TO ({to})"
+                "{mode} ROUNDS [FROM TO]: FROM ({from}) must be at least 1 and below TO ({to})"
             );
             std::process::exit(2);
         }
-        contact_ratio(rounds as usize, from, to);
+        match mode {
+            "ratio" => contact_ratio(rounds as usize, from, to),
+            "lockstep" => contact_lockstep(rounds as usize, from, to, true),
+            _ => contact_lockstep(rounds as usize, from, to, false),
+        }
         return;
     }
     if words.first().map(String::as_str) == Some("faces") {
@@ -162,9 +175,14 @@ fn capped_seconds(increments: u64, contact: bool, options: &SolveOptions) -> f64
 }
 
 /// The instant the solve reported each increment at: told every increment, it is the
-/// solve's own clock, without its set-up and its end.
+/// solve's own clock, without its set-up and its end. At the increments in `marks` it
+/// also reads the process's processor time.
 #[derive(Debug, Default)]
-struct IncrementClock(Mutex<Vec<(u64, Instant)>>);
+struct IncrementClock {
+    ticks: Mutex<Vec<(u64, Instant)>>,
+    marks: [u64; 2],
+    cpu: Mutex<Vec<(u64, Duration)>>,
+}
 
 impl Observer for IncrementClock {
     fn interval(&self) -> Duration {
@@ -173,22 +191,45 @@ impl Observer for IncrementClock {
 
     fn progress(&self, progress: &Progress) {
         let now = Instant::now();
-        if let Ok(mut ticks) = self.0.lock() {
+        if let Ok(mut ticks) = self.ticks.lock() {
             ticks.push((progress.increment, now));
+        }
+        if self.marks.contains(&progress.increment) {
+            if let (Some(used), Ok(mut cpu)) = (process_cpu_time(), self.cpu.lock()) {
+                cpu.push((progress.increment, used));
+            }
         }
     }
 }
 
+/// The processor time of all the process's threads so far, from each one's
+/// `/proc/self/task/*/schedstat` (its first field: nanoseconds on a processor). The
+/// rayon workers live as long as the process, so the difference between two readings is
+/// the work between them, on however many threads. None where there is no such file.
+fn process_cpu_time() -> Option<Duration> {
+    let mut total = 0u64;
+    for task in std::fs::read_dir("/proc/self/task").ok()? {
+        let stat = std::fs::read_to_string(task.ok()?.path().join("schedstat")).ok()?;
+        total += stat.split_whitespace().next()?.parse::<u64>().ok()?;
+    }
+    Some(Duration::from_nanos(total))
+}
+
 /// Milliseconds an increment of the block's increments `from + 1` to `to`, in a solve
-/// stopped by the cap at `to`.
-fn increments_ms(from: u64, to: u64, contact: bool) -> f64 {
-    let clock = Arc::new(IncrementClock::default());
+/// stopped by the cap at `to`: on the wall clock, and of processor time summed over the
+/// threads (None where the processor time cannot be read).
+fn increments_ms(from: u64, to: u64, contact: bool) -> (f64, Option<f64>) {
+    let clock = Arc::new(IncrementClock {
+        marks: [from, to],
+        ..IncrementClock::default()
+    });
     let options = SolveOptions {
         observer: Some(clock.clone()),
         ..SolveOptions::default()
     };
     capped_seconds(to, contact, &options);
-    let ticks = clock.0.lock().expect("the solve has ended");
+    let span = (to - from) as f64;
+    let ticks = clock.ticks.lock().expect("the solve has ended");
     let at = |k: u64| {
         ticks
             .iter()
@@ -196,7 +237,15 @@ fn increments_ms(from: u64, to: u64, contact: bool) -> f64 {
             .map(|(_, t)| *t)
             .expect("the observer is told every increment")
     };
-    1e3 * (at(to) - at(from)).as_secs_f64() / (to - from) as f64
+    let wall = 1e3 * (at(to) - at(from)).as_secs_f64() / span;
+    let cpu = clock.cpu.lock().expect("the solve has ended");
+    let cpu = match cpu.as_slice() {
+        [(a, used_a), (b, used_b)] if (*a, *b) == (from, to) => used_b
+            .checked_sub(*used_a)
+            .map(|used| 1e3 * used.as_secs_f64() / span),
+        _ => None,
+    };
+    (wall, cpu)
 }
 
 /// Rounds of the two solves (with and without contact, to `long` increments), in turn;
@@ -204,42 +253,105 @@ fn increments_ms(from: u64, to: u64, contact: bool) -> f64 {
 /// and the contact's share, then the medians.
 fn contact_ratio(rounds: usize, short: u64, long: u64) {
     let per_increment = |contact: bool| increments_ms(short, long, contact);
-    let mut with = Vec::new();
-    let mut without = Vec::new();
-    let mut ratio = Vec::new();
+    let (mut with, mut without, mut ratio) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut cpu_with, mut cpu_without, mut cpu_ratio) = (Vec::new(), Vec::new(), Vec::new());
     for round in 0..rounds {
         // Which goes first alternates: neither always follows the other's warm caches.
-        let (w, n) = if round % 2 == 0 {
+        let ((w, cw), (n, cn)) = if round % 2 == 0 {
             let w = per_increment(true);
             (w, per_increment(false))
         } else {
             let n = per_increment(false);
             (per_increment(true), n)
         };
-        println!(
+        print!(
             "round {round}: with {w:.3} ms, without {n:.3} ms an increment, contact / rest {:.3}",
             (w - n) / n
         );
         with.push(w);
         without.push(n);
         ratio.push((w - n) / n);
+        if let (Some(cw), Some(cn)) = (cw, cn) {
+            print!(
+                "; processor time {cw:.3} ms and {cn:.3} ms, contact / rest {:.3}",
+                (cw - cn) / cn
+            );
+            cpu_with.push(cw);
+            cpu_without.push(cn);
+            cpu_ratio.push((cw - cn) / cn);
+        }
+        println!();
     }
-    // Each quarter point by linear interpolation between the sorted rounds.
-    let quarter = |v: &mut Vec<f64>, q: f64| {
-        v.sort_by(f64::total_cmp);
-        let at = q * (v.len() - 1) as f64;
-        let (lo, hi) = (at.floor() as usize, at.ceil() as usize);
-        v[lo] + (at - lo as f64) * (v[hi] - v[lo])
+    let summary = |what: &str, with: &mut [f64], without: &mut [f64], ratio: &mut [f64]| {
+        if ratio.is_empty() {
+            return;
+        }
+        println!(
+            "{what}, medians of {} rounds: with {:.3} ms, without {:.3} ms an increment, contact / rest {:.3} (quartiles {:.3} and {:.3})",
+            ratio.len(),
+            quarter(with, 0.5),
+            quarter(without, 0.5),
+            quarter(ratio, 0.5),
+            quarter(ratio, 0.25),
+            quarter(ratio, 0.75)
+        );
     };
+    summary("wall clock", &mut with, &mut without, &mut ratio);
+    summary(
+        "processor time",
+        &mut cpu_with,
+        &mut cpu_without,
+        &mut cpu_ratio,
+    );
+}
+
+/// The quarter point `q` (0.5 the median) of `v`, by linear interpolation between its
+/// sorted values; `v` is sorted in place.
+fn quarter(v: &mut [f64], q: f64) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let at = q * (v.len() - 1) as f64;
+    let (lo, hi) = (at.floor() as usize, at.ceil() as usize);
+    v[lo] + (at - lo as f64) * (v[hi] - v[lo])
+}
+
+/// Rounds of the block's two solves in lockstep (`lockstep`); prints each round's
+/// milliseconds an increment over increments `from + 1` to `to` and the contact's share,
+/// then the medians and quartiles of the rounds' shares and of the increments' own: each
+/// increment with the contact against the same increment without, timed a few
+/// milliseconds apart.
+/// With `contact` false both solves are without it ("with" names the first): the share
+/// measured is then the method's own bias.
+fn contact_lockstep(rounds: usize, from: u64, to: u64, contact: bool) {
+    let (mut with, mut without) = (Vec::new(), Vec::new());
+    let (mut round_share, mut increment_share) = (Vec::new(), Vec::new());
+    for round in 0..rounds {
+        // Which takes each increment first alternates, as in `ratio`.
+        let pairs = lockstep::lockstep_round(block, [contact, false], from, to, round % 2 == 0);
+        let count = pairs.len() as f64;
+        let w = pairs.iter().map(|p| p.0).sum::<f64>() / count;
+        let n = pairs.iter().map(|p| p.1).sum::<f64>() / count;
+        println!(
+            "round {round}: with {w:.3} ms, without {n:.3} ms an increment, contact / rest {:.3}",
+            (w - n) / n
+        );
+        with.push(w);
+        without.push(n);
+        round_share.push((w - n) / n);
+        increment_share.extend(pairs.iter().map(|(w, n)| (w - n) / n));
+    }
     println!(
-        "medians of {rounds} rounds: with {:.3} ms, without {:.3} ms an increment, contact / rest {:.3}",
+        "medians of {rounds} rounds: with {:.3} ms, without {:.3} ms an increment, contact / rest {:.3} (quartiles {:.3} and {:.3})",
         quarter(&mut with, 0.5),
         quarter(&mut without, 0.5),
-        quarter(&mut ratio, 0.5)
+        quarter(&mut round_share, 0.5),
+        quarter(&mut round_share, 0.25),
+        quarter(&mut round_share, 0.75)
     );
     println!(
-        "quartiles of contact / rest: {:.3} and {:.3}",
-        quarter(&mut ratio, 0.25),
-        quarter(&mut ratio, 0.75)
+        "median of {} increments' contact / rest {:.3} (quartiles {:.3} and {:.3})",
+        increment_share.len(),
+        quarter(&mut increment_share, 0.5),
+        quarter(&mut increment_share, 0.25),
+        quarter(&mut increment_share, 0.75)
     );
 }
