@@ -5,9 +5,12 @@
 //! Taking turns increment by increment, the two solves see the machine within a few
 //! milliseconds of each other, and each increment of one is paired with the same
 //! increment of the other: the spread narrows (quartiles 0.26 and 0.34 in the same hour).
-//! What it does not measure: a solve alone. Each solve runs beside the other's data, and
-//! each increment starts on a pool that was asleep. `null` puts two solves without
-//! contact in lockstep to show that neither side gains from its place in the turns.
+//! What it does not measure: a solve alone. Each solve runs beside the other's data,
+//! which pushes the element side out of the shared cache, and each increment starts on a
+//! pool that was asleep. So its share is that of a busy machine: 0.52 where `ratio` read
+//! 0.65 in a quiet hour (docs/performance.md). It suits comparing two versions of the
+//! contact, not judging issue 7's target. `null` puts two solves without contact in
+//! lockstep to show that neither side gains from its place in the turns.
 
 use impact_core::{solve, Observer, Progress, SolveOptions};
 use std::sync::{Arc, Condvar, Mutex};
