@@ -283,22 +283,8 @@ fn contact_ratio(rounds: usize, short: u64, long: u64) {
         }
         println!();
     }
-    let summary = |what: &str, with: &mut [f64], without: &mut [f64], ratio: &mut [f64]| {
-        if ratio.is_empty() {
-            return;
-        }
-        println!(
-            "{what}, medians of {} rounds: with {:.3} ms, without {:.3} ms an increment, contact / rest {:.3} (quartiles {:.3} and {:.3})",
-            ratio.len(),
-            quarter(with, 0.5),
-            quarter(without, 0.5),
-            quarter(ratio, 0.5),
-            quarter(ratio, 0.25),
-            quarter(ratio, 0.75)
-        );
-    };
-    summary("wall clock", &mut with, &mut without, &mut ratio);
-    summary(
+    print_shares("wall clock", &mut with, &mut without, &mut ratio);
+    print_shares(
         "processor time",
         &mut cpu_with,
         &mut cpu_without,
@@ -307,10 +293,29 @@ fn contact_ratio(rounds: usize, short: u64, long: u64) {
     // Load on this machine only ever adds time, and it slows the element side (memory)
     // more than the contact (arithmetic): the medians of a busy hour understate the share
     // of a quiet one. The fastest round of each solve is the nearest to a quiet machine.
-    let (w, n) = (quarter(&mut with, 0.0), quarter(&mut without, 0.0));
+    let fastest = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
+    let (w, n) = (fastest(&with), fastest(&without));
     println!(
         "fastest rounds: with {w:.3} ms, without {n:.3} ms an increment, contact / rest {:.3}",
         (w - n) / n
+    );
+}
+
+/// The rounds' medians of `with` and `without` (ms an increment) and the median and
+/// quartiles of the contact's `share`, labelled `what`; nothing when there are no rounds.
+/// Sorts all three in place.
+fn print_shares(what: &str, with: &mut [f64], without: &mut [f64], share: &mut [f64]) {
+    if share.is_empty() {
+        return;
+    }
+    println!(
+        "{what}, medians of {} rounds: with {:.3} ms, without {:.3} ms an increment, contact / rest {:.3} (quartiles {:.3} and {:.3})",
+        share.len(),
+        quarter(with, 0.5),
+        quarter(without, 0.5),
+        quarter(share, 0.5),
+        quarter(share, 0.25),
+        quarter(share, 0.75)
     );
 }
 
@@ -328,6 +333,7 @@ fn quarter(v: &mut [f64], q: f64) -> f64 {
 /// then the medians and quartiles of the rounds' shares and of the increments' own: each
 /// increment with the contact against the same increment without, timed a few
 /// milliseconds apart.
+///
 /// With `contact` false both solves are without it ("with" names the first): the share
 /// measured is then the method's own bias.
 fn contact_lockstep(rounds: usize, from: u64, to: u64, contact: bool) {
@@ -348,14 +354,7 @@ fn contact_lockstep(rounds: usize, from: u64, to: u64, contact: bool) {
         round_share.push((w - n) / n);
         increment_share.extend(pairs.iter().map(|(w, n)| (w - n) / n));
     }
-    println!(
-        "medians of {rounds} rounds: with {:.3} ms, without {:.3} ms an increment, contact / rest {:.3} (quartiles {:.3} and {:.3})",
-        quarter(&mut with, 0.5),
-        quarter(&mut without, 0.5),
-        quarter(&mut round_share, 0.5),
-        quarter(&mut round_share, 0.25),
-        quarter(&mut round_share, 0.75)
-    );
+    print_shares("lockstep", &mut with, &mut without, &mut round_share);
     println!(
         "median of {} increments' contact / rest {:.3} (quartiles {:.3} and {:.3})",
         increment_share.len(),
