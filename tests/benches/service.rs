@@ -1,6 +1,6 @@
 //! Benchmarks through a real server: the colliding bars solved over HTTP (the round trip a
 //! client sees) and a probe of one point on the cached result (the latency of a follow-up
-//! question), and a probe of 100 points on a cached result of about 1e5 nodes
+//! question) beside `server.info` (the round trip's floor), and a probe of 100 points on a cached result of about 1e5 nodes
 //! (bench/models/probe-cube.json; the core's share of it is solver-core/benches/probe.rs).
 //! The server is the release binary, started on a free loopback port.
 
@@ -69,6 +69,11 @@ fn bench(c: &mut Criterion) {
     g.sample_size(200);
     g.bench_function("probe_one_point_cached", |b| {
         b.iter(|| rt.block_on(client.probe(&probe)).expect("probe"))
+    });
+    // The floor under any call: a method that reads nothing of a job, through the same
+    // client, HTTP connection and runtime. The one-point probe less this is its own work.
+    g.bench_function("server_info_round_trip", |b| {
+        b.iter(|| rt.block_on(client.server_info()).expect("server.info"))
     });
     g.finish();
 

@@ -1,6 +1,7 @@
 //! The typed client against the real server, over HTTP and over WebSocket: a solve of
 //! the bars, a probe of its cached result, a generated mesh, and errors that keep the
-//! server's code and data (the JSON pointer of bad input, the unknown job).
+//! server's code and data (the JSON pointer of bad input, the unknown job); and, against a
+//! stand-in server, an answer that does not fit the protocol.
 
 use impact_client::{Client, ClientError};
 use impact_e2e::{oracle_dir, start_server};
@@ -94,4 +95,51 @@ async fn an_address_without_a_known_scheme_is_refused() {
         Client::connect("127.0.0.1:7878").await,
         Err(ClientError::Scheme { .. })
     ));
+}
+
+/// A stand-in for a server of another version: `solve.probe` and `server.info` answer, but
+/// not in the protocol's shape.
+async fn misshapen_server() -> (jsonrpsee::server::ServerHandle, std::net::SocketAddr) {
+    let mut module = jsonrpsee::RpcModule::new(());
+    module
+        .register_method("solve.probe", |_, _, _| serde_json::json!({"step": 5}))
+        .unwrap();
+    module
+        .register_method("server.info", |_, _, _| serde_json::json!(["not", "info"]))
+        .unwrap();
+    let server = jsonrpsee::server::Server::builder()
+        .build("127.0.0.1:0")
+        .await
+        .unwrap();
+    let addr = server.local_addr().unwrap();
+    (server.start(module), addr)
+}
+
+#[tokio::test]
+async fn an_answer_that_does_not_fit_the_protocol_is_a_decode_error_naming_the_method() {
+    let (handle, addr) = misshapen_server().await;
+    for url in [format!("http://{addr}"), format!("ws://{addr}")] {
+        let client = Client::connect(&url)
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+        match client.probe(&probe_params("any")).await {
+            Err(e @ ClientError::Decode { .. }) => {
+                assert!(e.to_string().contains("solve.probe"), "{url}: {e}");
+            }
+            other => panic!("{url}: expected a decode error, got {other:?}"),
+        }
+        match client.server_info().await {
+            Err(e @ ClientError::Decode { .. }) => {
+                assert!(e.to_string().contains("server.info"), "{url}: {e}");
+            }
+            other => panic!("{url}: expected a decode error, got {other:?}"),
+        }
+        // The untyped call takes any JSON.
+        let answer = client
+            .call("solve.probe", serde_json::json!({}))
+            .await
+            .unwrap_or_else(|e| panic!("{url}: {e}"));
+        assert_eq!(answer, serde_json::json!({"step": 5}), "{url}");
+    }
+    handle.stop().unwrap();
 }
