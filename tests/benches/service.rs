@@ -1,8 +1,9 @@
 //! Benchmarks through a real server: the colliding bars solved over HTTP (the round trip a
-//! client sees) and a probe of one point on the cached result (the latency of a follow-up
-//! question) beside `server.info` (the round trip's floor), and a probe of 100 points on a cached result of about 1e5 nodes
-//! (bench/models/probe-cube.json; the core's share of it is solver-core/benches/probe.rs).
-//! The server is the release binary, started on a free loopback port.
+//! client sees), a probe of one point on the cached result (the latency of a follow-up
+//! question) beside `server.info` (the round trip's floor), and a probe of 100 points on a
+//! cached result of about 1e5 nodes (bench/models/probe-cube.json; the core's share of it
+//! is solver-core/benches/probe.rs). The server is the release binary, started on a free
+//! loopback port.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use impact_client::client::Client;
