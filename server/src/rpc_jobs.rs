@@ -22,8 +22,9 @@ use std::time::{Duration, Instant};
 
 // Above this many bytes a request's parsing leaves the runtime's threads.
 const PARSE_OFF_RUNTIME_BYTES: usize = 1 << 20;
-// Above this many point-body pairs a probe leaves the runtime's threads.
-const PROBE_OFF_RUNTIME_PAIRS: usize = 1 << 22;
+// Above this cost (`Solution::probe_cost`: node visits of a scan, about a nanosecond each
+// here, so a few milliseconds) a probe leaves the runtime's threads.
+const PROBE_OFF_RUNTIME_VISITS: usize = 1 << 22;
 
 /// Register the job methods and the progress subscription.
 pub fn register(module: &mut RpcModule<Context>) {
@@ -258,11 +259,9 @@ pub async fn probe(params: Params<'static>, ctx: Arc<Context>) -> Result<ProbeRe
             .latest()
             .ok_or_else(|| RpcError::not_finished(&job.id))?,
     };
-    // A probe searches every node or sphere once per asked point.
-    let summary = solution.summary();
-    let bodies = summary.nodes + summary.particles.as_ref().map_or(0, |s| s.particles);
-    let pairs = (p.at.len() + p.nodes.len() + p.particles.len()).saturating_mul(bodies);
-    let result = guarded(pairs > PROBE_OFF_RUNTIME_PAIRS, move || {
+    // The first probe by point of a result bins its nodes or spheres; later ones search.
+    let heavy = solution.probe_cost(&p) > PROBE_OFF_RUNTIME_VISITS;
+    let result = guarded(heavy, move || {
         solution
             .probe(&p)
             .map_err(|e| RpcError::from_probe(&p.job, e))

@@ -1,7 +1,9 @@
-//! The nearest node to a point in the reference configuration, for probes: a uniform grid
-//! of cells over the nodes, built once per result, searched in growing shells of cells
-//! until no unvisited cell can hold a closer node. The answer is the one a scan of every
-//! node gives: the least squared distance, computed the same way, and the lowest id on ties.
+//! The nearest node to a point in the reference configuration (or the nearest sphere, by
+//! its centre at t = 0), for probes: a uniform grid of cells over the nodes, built once per
+//! result, searched in growing shells of cells until no unvisited cell can hold a closer
+//! node. The answer is the one a scan of every node gives: the least squared distance,
+//! computed the same way, and the lowest id on ties. Also what a search costs, for a server
+//! deciding where a probe runs.
 
 /// Nodes binned into a uniform grid of cells (about two nodes a cell), each cell's nodes
 /// in ascending id.
@@ -17,6 +19,30 @@ pub struct NodeGrid {
     /// Cell c holds `ids[start[c]..start[c + 1]]`.
     start: Vec<u32>,
     ids: Vec<u32>,
+}
+
+/// What a search costs, in node visits of a scan of every node (the unit a probe's cost
+/// is counted in): a lattice of 1e5 nodes took what a scan of 318 nodes takes, one of 1e6
+/// nodes 2 145, its cells no longer in cache (docs/performance.md); rounded up.
+pub const SEARCH_VISITS: usize = 2048;
+
+/// What building the grid costs a node, in the same unit: 16.8 and 13.6 at 1e5 and 1e6
+/// nodes; rounded up.
+pub const BUILD_VISITS_PER_NODE: usize = 16;
+
+/// What searching for `points` among `bodies` costs, in node visits of a scan, with the
+/// grid's build when it is not `built` yet: how a server judges whether a probe may run
+/// on a thread that also answers other requests.
+pub fn search_visits(built: bool, bodies: usize, points: usize) -> usize {
+    if points == 0 {
+        return 0;
+    }
+    let build = if built {
+        0
+    } else {
+        bodies.saturating_mul(BUILD_VISITS_PER_NODE)
+    };
+    points.saturating_mul(SEARCH_VISITS).saturating_add(build)
 }
 
 /// Nodes per cell the grid aims at: few enough that a shell's scan is short, enough that
@@ -166,6 +192,18 @@ impl NodeGrid {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_search_costs_its_points_and_the_first_one_the_build() {
+        assert_eq!(search_visits(true, 1_000_000, 0), 0);
+        assert_eq!(search_visits(false, 1_000_000, 0), 0);
+        assert_eq!(search_visits(true, 1_000_000, 100), 100 * SEARCH_VISITS);
+        assert_eq!(
+            search_visits(false, 1_000_000, 1),
+            SEARCH_VISITS + 1_000_000 * BUILD_VISITS_PER_NODE
+        );
+        assert_eq!(search_visits(false, usize::MAX, 1), usize::MAX);
+    }
 
     /// The definition: scan every node, keep the first of the least squared distances.
     fn scan(nodes: &[[f64; 3]], p: [f64; 3]) -> (u32, f64) {

@@ -375,6 +375,19 @@ impl Solution {
         std::mem::size_of::<Self>() + frames + history + asm + particles
     }
 
+    /// What `probe` with these params costs, in node visits of a scan of every node or
+    /// sphere (`nearest::search_visits`, plus one a picked id): the searches, and the
+    /// grid's build when no probe by point has made it yet. A server runs a probe that
+    /// costs more than it lets a request hold its own threads on a blocking thread.
+    pub fn probe_cost(&self, params: &ProbeParams) -> usize {
+        let (built, bodies) = match &self.particles {
+            Some(p) => (p.identity().grid_built(), p.identity().reference.len()),
+            None => (self.grid.get().is_some(), self.assembly.reference.len()),
+        };
+        let ids = params.nodes.len().saturating_add(params.particles.len());
+        crate::nearest::search_visits(built, bodies, params.at.len()).saturating_add(ids)
+    }
+
     /// The nodes nearest the asked points (reference configuration) or the given node ids,
     /// at the end of a step or at a time within it. Pointers in errors are into the params.
     pub fn probe(&self, params: &ProbeParams) -> Result<ProbeResult, ProbeError> {

@@ -194,3 +194,94 @@ fn a_good_section_solves_and_answers_probes() {
     assert!(e.to_string().contains("/time"), "{e}");
     assert!(probe(json!({ "job": "", "step": "rise", "particles": [0] })).is_err());
 }
+
+/// A cloud of spheres on a jittered lattice, solved for a few increments: enough spheres
+/// that the probe's grid has many cells, and ties where points sit midway between centres.
+fn cloud() -> SolveParams {
+    let mut spheres = Vec::new();
+    for k in 0..6 {
+        for j in 0..6 {
+            for i in 0..6 {
+                // A fixed jitter, under a tenth of the spacing, off the lattice's symmetry.
+                let jitter = |a: i32| f64::from((a * 7919 + i * 31 + j * 17 + k * 13) % 11) * 1e-3;
+                spheres.push(json!({ "position": [
+                    0.1 * f64::from(i) + jitter(1),
+                    0.1 * f64::from(j) + jitter(2),
+                    0.1 * f64::from(k) + jitter(3)
+                ]}));
+            }
+        }
+    }
+    // Two spheres at the same centre distance from (2, 2, 2): a tie the lowest id wins.
+    spheres.push(json!({ "position": [2.0, 2.0, 1.5] }));
+    spheres.push(json!({ "position": [2.0, 2.0, 2.5] }));
+    let model = json!({ "model": {
+        "steps": [{ "name": "drift", "duration": 1e-4, "output_interval": 1e-4 }],
+        "particles": {
+            "dimension": 3,
+            "gravity": [0, 0, 0],
+            "groups": [{ "name": "cloud", "radius": 0.01, "density": 2500.0, "spheres": spheres }],
+            "law": { "kind": "hertz", "E": 1e8, "nu": 0.3 },
+            "time_step": { "dt": 1e-5 }
+        }
+    }});
+    parse_params(&model.to_string()).expect("the cloud parses")
+}
+
+#[test]
+fn a_probe_by_point_finds_the_sphere_a_scan_of_every_centre_finds() {
+    let params = cloud();
+    validate_model(&params.model, &Pointer::root().at("model")).expect("valid");
+    let s = solve(&params.model, &SolveOptions::default()).expect("solves");
+    let centres = s
+        .particles()
+        .expect("a particle result")
+        .identity()
+        .reference
+        .clone();
+    // The definition: the first of the least squared distances.
+    let scan = |p: [f64; 3]| {
+        let mut best = (0u32, f64::INFINITY);
+        for (i, r) in centres.iter().enumerate() {
+            let d = (r[0] - p[0]).powi(2) + (r[1] - p[1]).powi(2) + (r[2] - p[2]).powi(2);
+            if d < best.1 {
+                best = (i as u32, d);
+            }
+        }
+        (best.0, best.1.sqrt())
+    };
+    let mut points: Vec<[f64; 3]> = (0..200)
+        .map(|i| {
+            let g = [0.618_033_988_75, 0.754_877_666_25, 0.569_840_290_99];
+            g.map(|a| -0.2 + 1.0 * (f64::from(i) * a).fract())
+        })
+        .collect();
+    points.extend([
+        [2.0, 2.0, 2.0],
+        [-5.0, 0.25, 0.25],
+        [0.25, 0.25, 9.0],
+        [0.05, 0.05, 0.05],
+    ]);
+    let q = ProbeParams {
+        job: String::new(),
+        step: None,
+        at: points.clone(),
+        nodes: vec![],
+        particles: vec![],
+        time: None,
+        fields: None,
+    };
+    // Before the first probe by point the cost counts the grid's build; after, only the
+    // searches.
+    let built_after = impact_core::nearest::SEARCH_VISITS * points.len();
+    assert!(s.probe_cost(&q) > built_after + centres.len());
+    let answer = s.probe(&q).expect("probe");
+    assert_eq!(s.probe_cost(&q), built_after);
+    assert_eq!(answer.particles.len(), points.len());
+    for (p, got) in points.iter().zip(&answer.particles) {
+        let (id, distance) = scan(*p);
+        assert_eq!((got.id, got.distance), (id, distance), "at {p:?}");
+    }
+    // The tie at (2, 2, 2) goes to the lower id.
+    assert_eq!(answer.particles[200].id, 216);
+}

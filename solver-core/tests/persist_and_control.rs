@@ -66,6 +66,29 @@ fn a_stored_bars_result_probes_to_the_same_bits() {
     assert!(decode(&bytes[..bytes.len() - 3]).is_err());
 }
 
+/// A probe by point costs the node grid's build until one has been made, for the result in
+/// memory and again for one read back from storage (the grid is not stored); a probe by
+/// node id costs one visit a node.
+#[test]
+fn a_probe_costs_the_grid_until_the_first_probe_by_point() {
+    use impact_core::nearest::{BUILD_VISITS_PER_NODE, SEARCH_VISITS};
+    let m = model("explicit-bars");
+    let s = solve(&m, &SolveOptions::default()).expect("the bars solve");
+    let nodes = s.summary().nodes;
+    let q = probe_at(vec![[0.0, 0.0, 0.0], [20.0, 0.0, 0.0]], None);
+    let first = 2 * SEARCH_VISITS + nodes * BUILD_VISITS_PER_NODE;
+    assert_eq!(s.probe_cost(&q), first);
+    s.probe(&q).expect("probe");
+    assert_eq!(s.probe_cost(&q), 2 * SEARCH_VISITS);
+    let back = round_trip(&s, &m);
+    assert_eq!(back.probe_cost(&q), first);
+    let by_id = ProbeParams {
+        nodes: vec![0, 5, 7],
+        ..probe_at(vec![], None)
+    };
+    assert_eq!(back.probe_cost(&by_id), 3);
+}
+
 #[test]
 fn a_stored_particle_result_probes_to_the_same_bits() {
     let m = model("particles-glancing");

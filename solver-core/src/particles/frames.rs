@@ -3,8 +3,10 @@
 //! at a step's end or at a time within it (linear between frames). It never re-solves.
 
 use crate::error::ProbeError;
+use crate::nearest::NodeGrid;
 use impact_protocol::particles::ProbedParticle;
 use impact_protocol::{InvalidParams, Pointer, ProbeField};
+use std::sync::OnceLock;
 
 #[derive(Clone, Debug)]
 pub struct Frame {
@@ -31,6 +33,9 @@ pub struct Identity {
     pub group: Vec<u32>,
     pub local: Vec<u32>,
     pub group_names: Vec<String>,
+    /// The centres at t = 0 binned for the probe's nearest-sphere search, built by the
+    /// first probe by point and shared with every snapshot of the same solve.
+    grid: OnceLock<NodeGrid>,
 }
 
 impl Identity {
@@ -43,7 +48,23 @@ impl Identity {
             group: setup.group.clone(),
             local: setup.local.clone(),
             group_names: setup.group_names.clone(),
+            grid: OnceLock::new(),
         }
+    }
+
+    /// The sphere whose centre at t = 0 is nearest a point, and its distance: the least
+    /// squared distance, the lowest id on ties, as a scan of every sphere finds it.
+    fn nearest(&self, p: [f64; 3]) -> (u32, f64) {
+        let centres = &self.reference;
+        self.grid
+            .get_or_init(|| NodeGrid::new(centres))
+            .nearest(centres, p)
+            .unwrap_or((0, f64::INFINITY))
+    }
+
+    /// Whether a probe by point has binned the centres yet (what the next one costs).
+    pub fn grid_built(&self) -> bool {
+        self.grid.get().is_some()
     }
 }
 
@@ -123,7 +144,7 @@ impl Frames {
                     "a point needs three finite coordinates",
                 )));
             }
-            picks.push(nearest(&who.reference, *p));
+            picks.push(who.nearest(*p));
         }
         let count = who.reference.len() as u64;
         for (i, &id) in q.ids.iter().enumerate() {
@@ -179,16 +200,4 @@ impl Frames {
             .collect();
         Ok((span.name.clone(), time, particles))
     }
-}
-
-/// The sphere whose centre at t = 0 is nearest a point (the lowest id on ties).
-fn nearest(reference: &[[f64; 3]], p: [f64; 3]) -> (u32, f64) {
-    let mut best = (0u32, f64::INFINITY);
-    for (i, r) in reference.iter().enumerate() {
-        let d = (r[0] - p[0]).powi(2) + (r[1] - p[1]).powi(2) + (r[2] - p[2]).powi(2);
-        if d < best.1 {
-            best = (i as u32, d);
-        }
-    }
-    (best.0, best.1.sqrt())
 }

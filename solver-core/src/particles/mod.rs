@@ -140,7 +140,8 @@ impl ParticleSolution {
     pub fn approximate_bytes(&self) -> usize {
         std::mem::size_of::<Self>()
             + self.frames.bytes()
-            + self.identity.reference.len() * 48
+            // 48 a sphere for its identity, 8 more for the probe's grid (built later).
+            + self.identity.reference.len() * 56
             + self.summary.collisions.len() * 160
     }
 }
