@@ -202,7 +202,7 @@ fn cloud() -> SolveParams {
     for k in 0..6 {
         for j in 0..6 {
             for i in 0..6 {
-                // A fixed jitter, under a tenth of the spacing, off the lattice's symmetry.
+                // A fixed jitter, at most a tenth of the spacing, off the lattice's symmetry.
                 let jitter = |a: i32| f64::from((a * 7919 + i * 31 + j * 17 + k * 13) % 11) * 1e-3;
                 spheres.push(json!({ "position": [
                     0.1 * f64::from(i) + jitter(1),
@@ -253,7 +253,7 @@ fn a_probe_by_point_finds_the_sphere_a_scan_of_every_centre_finds() {
     let mut points: Vec<[f64; 3]> = (0..200)
         .map(|i| {
             let g = [0.618_033_988_75, 0.754_877_666_25, 0.569_840_290_99];
-            g.map(|a| -0.2 + 1.0 * (f64::from(i) * a).fract())
+            g.map(|a| -0.2 + (f64::from(i) * a).fract())
         })
         .collect();
     points.extend([
