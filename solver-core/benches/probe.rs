@@ -1,11 +1,16 @@
 //! The probe of 100 points on a finished result of about 1e5 nodes, in process: the part of
 //! a `solve.probe` answer that is the core's (finding each point's nearest node, reading
 //! and interpolating its fields), without JSON or HTTP. The server's round trip on the
-//! same result is in tests/benches/service.rs.
+//! same result is in tests/benches/service.rs. Beside it: the same probe on a particle
+//! result of about 1e5 spheres, and what `nearest::SEARCH_VISITS` and
+//! `BUILD_VISITS_PER_NODE` are calibrated from (the node grid's build, a search, and a scan
+//! of every node, on lattices of 1e5 and 1e6 nodes).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use impact_core::{solve, SolveOptions};
-use impact_protocol::{validate_model, Model, Pointer, ProbeParams, SolveParams};
+use impact_core::nearest::NodeGrid;
+use impact_core::{solve, Solution, SolveOptions};
+use impact_protocol::{parse_params, validate_model, Model, Pointer, ProbeParams, SolveParams};
+use serde_json::json;
 use std::hint::black_box;
 
 /// bench/models/probe-cube.json: a 46 x 46 x 46 block (103 823 nodes, 97 336 hex8) pushed
@@ -31,24 +36,130 @@ fn hundred_points() -> Vec<[f64; 3]> {
         .collect()
 }
 
+/// A probe of the points `at`, at the last step's end.
+fn probe_at(at: Vec<[f64; 3]>) -> ProbeParams {
+    ProbeParams {
+        job: "bench".into(),
+        step: None,
+        at,
+        nodes: vec![],
+        particles: vec![],
+        time: None,
+        fields: None,
+    }
+}
+
+/// An n x n x n lattice of nodes 0.01 apart.
+fn lattice(n: usize) -> Vec<[f64; 3]> {
+    let mut nodes = Vec::with_capacity(n * n * n);
+    for k in 0..n {
+        for j in 0..n {
+            for i in 0..n {
+                nodes.push([i, j, k].map(|c| 0.01 * c as f64));
+            }
+        }
+    }
+    nodes
+}
+
+/// 46 x 46 x 46 spheres (97 336) 0.1 apart, too small to touch (radius 0.01), solved for
+/// two increments: a particle result the size of the cube's.
+fn sphere_lattice() -> Solution {
+    let n = 46;
+    let mut spheres = Vec::with_capacity(n * n * n);
+    for k in 0..n {
+        for j in 0..n {
+            for i in 0..n {
+                spheres
+                    .push(json!({ "position": [0.1 * i as f64, 0.1 * j as f64, 0.1 * k as f64] }));
+            }
+        }
+    }
+    let params: SolveParams = parse_params(
+        &json!({ "model": {
+            "steps": [{ "name": "drift", "duration": 2e-5, "output_interval": 2e-5 }],
+            "particles": { "dimension": 3, "gravity": [0, 0, 0],
+                "groups": [{ "name": "lattice", "radius": 0.01, "density": 2500.0, "spheres": spheres }],
+                "law": { "kind": "hertz", "E": 1e8, "nu": 0.3 }, "time_step": { "dt": 1e-5 } } }})
+        .to_string(),
+    )
+    .expect("the lattice parses");
+    solve(&params.model, &SolveOptions::default()).expect("the lattice solves")
+}
+
 fn probe(c: &mut Criterion) {
     let model = cube();
     let solution = solve(&model, &SolveOptions::default()).expect("the cube solves");
     assert_eq!(solution.summary().nodes, 47 * 47 * 47);
     let params = ProbeParams {
-        job: "bench".into(),
-        step: None,
-        at: hundred_points(),
-        nodes: vec![],
-        particles: vec![],
         time: Some(0.04),
-        fields: None,
+        ..probe_at(hundred_points())
     };
     let mut g = c.benchmark_group("probe_1e5_nodes");
     g.throughput(Throughput::Elements(100));
     g.bench_function("100_points_in_process", |b| {
         b.iter(|| {
             solution
+                .probe(black_box(&params))
+                .expect("the probe answers")
+        })
+    });
+    g.finish();
+
+    // The costs the server's rule counts in, on lattices of 1e5 and 1e6 nodes (the second's
+    // cells out of cache): a scan's node visit is the unit.
+    for n in [46usize, 100] {
+        let nodes = lattice(n);
+        // 1e5 points spread through the lattice, each searched once an iteration: what a
+        // server's probe meets, cells not left in cache by the search before.
+        let golden = [0.618_033_988_75, 0.754_877_666_25, 0.569_840_290_99];
+        let points: Vec<[f64; 3]> = (1..=100_000)
+            .map(|i| golden.map(|a| (f64::from(i) * a).fract() * 0.01 * (n - 1) as f64))
+            .collect();
+        let mut g = c.benchmark_group(format!("nearest_lattice_{}_nodes", nodes.len()));
+        g.bench_function("grid_build", |b| {
+            b.iter(|| NodeGrid::new(black_box(&nodes)))
+        });
+        let grid = NodeGrid::new(&nodes);
+        g.throughput(Throughput::Elements(points.len() as u64));
+        g.bench_function("searches", |b| {
+            b.iter(|| {
+                for p in &points {
+                    black_box(grid.nearest(&nodes, *p));
+                }
+            })
+        });
+        // The definition a search answers as: the first of the least squared distances.
+        g.throughput(Throughput::Elements(nodes.len() as u64));
+        g.bench_function("one_scan_of_every_node", |b| {
+            b.iter(|| {
+                let p = black_box(points[0]);
+                let mut best = (0u32, f64::INFINITY);
+                for (i, r) in nodes.iter().enumerate() {
+                    let d = (r[0] - p[0]).powi(2) + (r[1] - p[1]).powi(2) + (r[2] - p[2]).powi(2);
+                    if d < best.1 {
+                        best = (i as u32, d);
+                    }
+                }
+                best
+            })
+        });
+        g.finish();
+    }
+
+    let spheres = sphere_lattice();
+    // The lattice spans 4.5 a side: the cube's points, scaled to it.
+    let params = probe_at(
+        hundred_points()
+            .iter()
+            .map(|p| p.map(|c| 4.5 * c))
+            .collect(),
+    );
+    let mut g = c.benchmark_group("probe_1e5_spheres");
+    g.throughput(Throughput::Elements(100));
+    g.bench_function("100_points_in_process", |b| {
+        b.iter(|| {
+            spheres
                 .probe(black_box(&params))
                 .expect("the probe answers")
         })

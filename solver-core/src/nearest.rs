@@ -22,12 +22,13 @@ pub struct NodeGrid {
 }
 
 /// What a search costs, in node visits of a scan of every node (the unit a probe's cost
-/// is counted in): a lattice of 1e5 nodes took what a scan of 318 nodes takes, one of 1e6
-/// nodes 2 145, its cells no longer in cache (docs/performance.md); rounded up.
+/// is counted in). `cargo bench -p impact-core --bench probe -- nearest` (1e5 points spread
+/// through a lattice, each searched once): 311 visits at 1e5 nodes, 1 603 at 1e6, whose
+/// cells no longer stay in cache (docs/performance.md). Taken at the larger end.
 pub const SEARCH_VISITS: usize = 2048;
 
-/// What building the grid costs a node, in the same unit: 16.8 and 13.6 at 1e5 and 1e6
-/// nodes; rounded up.
+/// What building the grid costs a node, in the same unit: 9.9 and 11.0 at 1e5 and 1e6
+/// nodes in the same benchmark, 13.6 to 16.8 in a first measurement. Taken at the larger end.
 pub const BUILD_VISITS_PER_NODE: usize = 16;
 
 /// What searching for `points` among `bodies` costs, in node visits of a scan, with the
