@@ -7,7 +7,7 @@
 //! of every node, on lattices of 1e5 and 1e6 nodes).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use impact_core::nearest::NodeGrid;
+use impact_core::nearest::{scan, NodeGrid};
 use impact_core::{solve, Solution, SolveOptions};
 use impact_protocol::{parse_params, validate_model, Model, Pointer, ProbeParams, SolveParams};
 use serde_json::json;
@@ -87,6 +87,20 @@ fn sphere_lattice() -> Solution {
     solve(&params.model, &SolveOptions::default()).expect("the lattice solves")
 }
 
+/// The probe of `params` (100 points) on `solution`, as `GROUP/100_points_in_process`.
+fn bench_probe(c: &mut Criterion, group: &str, solution: &Solution, params: &ProbeParams) {
+    let mut g = c.benchmark_group(group);
+    g.throughput(Throughput::Elements(100));
+    g.bench_function("100_points_in_process", |b| {
+        b.iter(|| {
+            solution
+                .probe(black_box(params))
+                .expect("the probe answers")
+        })
+    });
+    g.finish();
+}
+
 fn probe(c: &mut Criterion) {
     let model = cube();
     let solution = solve(&model, &SolveOptions::default()).expect("the cube solves");
@@ -95,16 +109,7 @@ fn probe(c: &mut Criterion) {
         time: Some(0.04),
         ..probe_at(hundred_points())
     };
-    let mut g = c.benchmark_group("probe_1e5_nodes");
-    g.throughput(Throughput::Elements(100));
-    g.bench_function("100_points_in_process", |b| {
-        b.iter(|| {
-            solution
-                .probe(black_box(&params))
-                .expect("the probe answers")
-        })
-    });
-    g.finish();
+    bench_probe(c, "probe_1e5_nodes", &solution, &params);
 
     // The costs the server's rule counts in, on lattices of 1e5 and 1e6 nodes (the second's
     // cells out of cache): a scan's node visit is the unit.
@@ -129,20 +134,10 @@ fn probe(c: &mut Criterion) {
                 }
             })
         });
-        // The definition a search answers as: the first of the least squared distances.
+        // The definition a search answers as, and the cost's unit.
         g.throughput(Throughput::Elements(nodes.len() as u64));
         g.bench_function("one_scan_of_every_node", |b| {
-            b.iter(|| {
-                let p = black_box(points[0]);
-                let mut best = (0u32, f64::INFINITY);
-                for (i, r) in nodes.iter().enumerate() {
-                    let d = (r[0] - p[0]).powi(2) + (r[1] - p[1]).powi(2) + (r[2] - p[2]).powi(2);
-                    if d < best.1 {
-                        best = (i as u32, d);
-                    }
-                }
-                best
-            })
+            b.iter(|| scan(black_box(&nodes), black_box(points[0])))
         });
         g.finish();
     }
@@ -155,16 +150,7 @@ fn probe(c: &mut Criterion) {
             .map(|p| p.map(|c| 4.5 * c))
             .collect(),
     );
-    let mut g = c.benchmark_group("probe_1e5_spheres");
-    g.throughput(Throughput::Elements(100));
-    g.bench_function("100_points_in_process", |b| {
-        b.iter(|| {
-            spheres
-                .probe(black_box(&params))
-                .expect("the probe answers")
-        })
-    });
-    g.finish();
+    bench_probe(c, "probe_1e5_spheres", &spheres, &params);
 }
 
 criterion_group!(benches, probe);

@@ -31,6 +31,20 @@ pub const SEARCH_VISITS: usize = 2048;
 /// nodes in the same benchmark, 13.6 to 16.8 in a first measurement. Taken at the larger end.
 pub const BUILD_VISITS_PER_NODE: usize = 16;
 
+/// The definition a grid search answers as: scan every node, keep the first of the least
+/// squared distances; (0, infinity) without nodes. The tests' reference, and the unit the
+/// cost of a search is counted in.
+pub fn scan(nodes: &[[f64; 3]], p: [f64; 3]) -> (u32, f64) {
+    let mut best = (0u32, f64::INFINITY);
+    for (i, r) in nodes.iter().enumerate() {
+        let d = (r[0] - p[0]).powi(2) + (r[1] - p[1]).powi(2) + (r[2] - p[2]).powi(2);
+        if d < best.1 {
+            best = (i as u32, d);
+        }
+    }
+    (best.0, best.1.sqrt())
+}
+
 /// What searching for `points` among `bodies` costs, in node visits of a scan, with the
 /// grid's build when it is not `built` yet: how a server judges whether a probe may run
 /// on a thread that also answers other requests.
@@ -204,18 +218,6 @@ mod tests {
             SEARCH_VISITS + 1_000_000 * BUILD_VISITS_PER_NODE
         );
         assert_eq!(search_visits(false, usize::MAX, 1), usize::MAX);
-    }
-
-    /// The definition: scan every node, keep the first of the least squared distances.
-    fn scan(nodes: &[[f64; 3]], p: [f64; 3]) -> (u32, f64) {
-        let mut best = (0u32, f64::INFINITY);
-        for (i, r) in nodes.iter().enumerate() {
-            let d = (r[0] - p[0]).powi(2) + (r[1] - p[1]).powi(2) + (r[2] - p[2]).powi(2);
-            if d < best.1 {
-                best = (i as u32, d);
-            }
-        }
-        (best.0, best.1.sqrt())
     }
 
     /// Points scattered by a repeatable sequence: the same points on every run.

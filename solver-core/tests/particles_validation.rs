@@ -239,17 +239,6 @@ fn a_probe_by_point_finds_the_sphere_a_scan_of_every_centre_finds() {
         .identity()
         .reference
         .clone();
-    // The definition: the first of the least squared distances.
-    let scan = |p: [f64; 3]| {
-        let mut best = (0u32, f64::INFINITY);
-        for (i, r) in centres.iter().enumerate() {
-            let d = (r[0] - p[0]).powi(2) + (r[1] - p[1]).powi(2) + (r[2] - p[2]).powi(2);
-            if d < best.1 {
-                best = (i as u32, d);
-            }
-        }
-        (best.0, best.1.sqrt())
-    };
     let mut points: Vec<[f64; 3]> = (0..200)
         .map(|i| {
             let g = [0.618_033_988_75, 0.754_877_666_25, 0.569_840_290_99];
@@ -279,7 +268,8 @@ fn a_probe_by_point_finds_the_sphere_a_scan_of_every_centre_finds() {
     assert_eq!(s.probe_cost(&q), built_after);
     assert_eq!(answer.particles.len(), points.len());
     for (p, got) in points.iter().zip(&answer.particles) {
-        let (id, distance) = scan(*p);
+        // The definition: the first of the least squared distances over every centre.
+        let (id, distance) = impact_core::nearest::scan(&centres, *p);
         assert_eq!((got.id, got.distance), (id, distance), "at {p:?}");
     }
     // The tie at (2, 2, 2) goes to the lower id.
