@@ -28,6 +28,18 @@ class ImpactError(Exception):
         return self.data.get("pointer")
 
 
+def _closed_by_peer(sock):
+    """Whether an idle connection's socket has something to read: an answer is never
+    pending between calls, so that is the server's end of the stream (or garbage), and
+    the connection is not used again. A socket `select` cannot take (a descriptor past
+    FD_SETSIZE) is taken as open; a call on a closed one fails and is raised."""
+    try:
+        readable, _, _ = select.select([sock], [], [], 0)
+    except (ValueError, OSError):
+        return False
+    return bool(readable)
+
+
 class Client:
     """A client of one server, e.g. Client("http://127.0.0.1:7878", token="...")."""
 
@@ -55,11 +67,9 @@ class Client:
         """This thread's connection, made anew when there is none or the server has closed
         it while it was idle (its socket then reads as the end of the stream)."""
         conn = getattr(self._local, "conn", None)
-        if conn is not None and conn.sock is not None:
-            readable, _, _ = select.select([conn.sock], [], [], 0)
-            if readable:
-                conn.close()
-                conn = None
+        if conn is not None and conn.sock is not None and _closed_by_peer(conn.sock):
+            conn.close()
+            conn = None
         if conn is None:
             kind = http.client.HTTPSConnection if self._https else http.client.HTTPConnection
             conn = kind(self._host, self._port, timeout=timeout)
