@@ -254,8 +254,7 @@ fn increments_ms(from: u64, to: u64, contact: bool) -> (f64, Option<f64>) {
 /// and the contact's share, then the medians.
 fn contact_ratio(rounds: usize, short: u64, long: u64) {
     let per_increment = |contact: bool| increments_ms(short, long, contact);
-    let (mut with, mut without, mut ratio) = (Vec::new(), Vec::new(), Vec::new());
-    let (mut cpu_with, mut cpu_without, mut cpu_ratio) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut wall, mut cpu) = (Shares::default(), Shares::default());
     for round in 0..rounds {
         // Which goes first alternates: neither always follows the other's warm caches.
         let ((w, cw), (n, cn)) = if round % 2 == 0 {
@@ -265,58 +264,62 @@ fn contact_ratio(rounds: usize, short: u64, long: u64) {
             let n = per_increment(false);
             (per_increment(true), n)
         };
-        print!(
-            "round {round}: with {w:.3} ms, without {n:.3} ms an increment, contact / rest {:.3}",
-            (w - n) / n
-        );
-        with.push(w);
-        without.push(n);
-        ratio.push((w - n) / n);
+        print!("round {round}: {}", wall.add(w, n));
         if let (Some(cw), Some(cn)) = (cw, cn) {
-            print!(
-                "; processor time {cw:.3} ms and {cn:.3} ms, contact / rest {:.3}",
-                (cw - cn) / cn
-            );
-            cpu_with.push(cw);
-            cpu_without.push(cn);
-            cpu_ratio.push((cw - cn) / cn);
+            print!("; processor time: {}", cpu.add(cw, cn));
         }
         println!();
     }
-    print_shares("wall clock", &mut with, &mut without, &mut ratio);
-    print_shares(
-        "processor time",
-        &mut cpu_with,
-        &mut cpu_without,
-        &mut cpu_ratio,
-    );
+    wall.print("wall clock");
+    cpu.print("processor time");
     // Load on this machine only ever adds time, and it slows the element side (memory)
     // more than the contact (arithmetic): the medians of a busy hour understate the share
     // of a quiet one. The fastest round of each solve is the nearest to a quiet machine.
     let fastest = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
-    let (w, n) = (fastest(&with), fastest(&without));
+    let (w, n) = (fastest(&wall.with), fastest(&wall.without));
     println!(
         "fastest rounds: with {w:.3} ms, without {n:.3} ms an increment, contact / rest {:.3}",
         (w - n) / n
     );
 }
 
-/// The rounds' medians of `with` and `without` (ms an increment) and the median and
-/// quartiles of the contact's `share`, labelled `what`; nothing when there are no rounds.
-/// Sorts all three in place.
-fn print_shares(what: &str, with: &mut [f64], without: &mut [f64], share: &mut [f64]) {
-    if share.is_empty() {
-        return;
+/// Rounds' milliseconds an increment with and without the contact, and the contact's share
+/// of the rest in each.
+#[derive(Debug, Default)]
+struct Shares {
+    with: Vec<f64>,
+    without: Vec<f64>,
+    share: Vec<f64>,
+}
+
+impl Shares {
+    /// Keep a round's `with` and `without`; the round's line.
+    fn add(&mut self, with: f64, without: f64) -> String {
+        let share = (with - without) / without;
+        self.with.push(with);
+        self.without.push(without);
+        self.share.push(share);
+        format!(
+            "with {with:.3} ms, without {without:.3} ms an increment, contact / rest {share:.3}"
+        )
     }
-    println!(
-        "{what}, medians of {} rounds: with {:.3} ms, without {:.3} ms an increment, contact / rest {:.3} (quartiles {:.3} and {:.3})",
-        share.len(),
-        quarter(with, 0.5),
-        quarter(without, 0.5),
-        quarter(share, 0.5),
-        quarter(share, 0.25),
-        quarter(share, 0.75)
-    );
+
+    /// The rounds' medians of `with` and `without` and the median and quartiles of the
+    /// share, labelled `what`; nothing when there are no rounds. Sorts all three in place.
+    fn print(&mut self, what: &str) {
+        if self.share.is_empty() {
+            return;
+        }
+        println!(
+            "{what}, medians of {} rounds: with {:.3} ms, without {:.3} ms an increment, contact / rest {:.3} (quartiles {:.3} and {:.3})",
+            self.share.len(),
+            quarter(&mut self.with, 0.5),
+            quarter(&mut self.without, 0.5),
+            quarter(&mut self.share, 0.5),
+            quarter(&mut self.share, 0.25),
+            quarter(&mut self.share, 0.75)
+        );
+    }
 }
 
 /// The quarter point `q` (0.5 the median) of `v`, by linear interpolation between its
@@ -337,24 +340,17 @@ fn quarter(v: &mut [f64], q: f64) -> f64 {
 /// With `contact` false both solves are without it ("with" names the first): the share
 /// measured is then the method's own bias.
 fn contact_lockstep(rounds: usize, from: u64, to: u64, contact: bool) {
-    let (mut with, mut without) = (Vec::new(), Vec::new());
-    let (mut round_share, mut increment_share) = (Vec::new(), Vec::new());
+    let (mut rounds_shares, mut increment_share) = (Shares::default(), Vec::new());
     for round in 0..rounds {
         // Which takes each increment first alternates, as in `ratio`.
         let pairs = lockstep::lockstep_round(block, [contact, false], from, to, round % 2 == 0);
         let count = pairs.len() as f64;
         let w = pairs.iter().map(|p| p.0).sum::<f64>() / count;
         let n = pairs.iter().map(|p| p.1).sum::<f64>() / count;
-        println!(
-            "round {round}: with {w:.3} ms, without {n:.3} ms an increment, contact / rest {:.3}",
-            (w - n) / n
-        );
-        with.push(w);
-        without.push(n);
-        round_share.push((w - n) / n);
+        println!("round {round}: {}", rounds_shares.add(w, n));
         increment_share.extend(pairs.iter().map(|(w, n)| (w - n) / n));
     }
-    print_shares("lockstep", &mut with, &mut without, &mut round_share);
+    rounds_shares.print("lockstep");
     println!(
         "median of {} increments' contact / rest {:.3} (quartiles {:.3} and {:.3})",
         increment_share.len(),
