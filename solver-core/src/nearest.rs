@@ -27,7 +27,7 @@ pub struct NodeGrid {
 /// cells no longer stay in cache (docs/performance.md). Taken at the larger end.
 pub const SEARCH_VISITS: usize = 2048;
 
-/// What building the grid costs a node, in the same unit: 9.9 and 11.0 at 1e5 and 1e6
+/// What building the grid costs a node, in the same unit: 9.6 and 11.0 at 1e5 and 1e6
 /// nodes in the same benchmark, 13.6 to 16.8 in a first measurement. Taken at the larger end.
 pub const BUILD_VISITS_PER_NODE: usize = 16;
 
