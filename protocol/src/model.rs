@@ -150,7 +150,8 @@ pub struct BoundaryCondition {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ContactKind {
-    /// The faces of `secondary` against those of `main`, both ways.
+    /// The faces of `secondary` against those of `main`; which is which does not change
+    /// the answer.
     #[default]
     SurfaceToSurface,
     /// Every exterior face of the `parts` against every other one.
@@ -187,9 +188,24 @@ pub struct Friction {
     pub decay: f64,
 }
 
-/// Penalty contact (segment to segment, see docs/contact.md). It runs both ways at half
-/// the penalty, so which surface is `secondary` and which is `main` does not change the
-/// answer.
+/// How a contact integrates each pair of faces that press on each other (see
+/// docs/contact.md). Both ways, which surface is `secondary` and which is `main` does not
+/// change the answer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PairIntegration {
+    /// Twice, at half the penalty each: once with each face as the secondary one,
+    /// projected on that face's plane.
+    #[default]
+    BothWays,
+    /// Once, at the whole penalty, on the plane between the two faces (through the
+    /// midpoint of their centres, its normal bisecting theirs): the same pressure to the
+    /// integration rule's error on faces that are not parallel, for about 40% less work.
+    MidPlane,
+}
+
+/// Penalty contact (segment to segment, see docs/contact.md). Which surface is
+/// `secondary` and which is `main` does not change the answer.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Contact {
@@ -217,6 +233,10 @@ pub struct Contact {
     pub damping: f64,
     #[serde(default)]
     pub initial_penetration: InitialPenetration,
+    /// Each pair of faces both ways at half the penalty (the default) or once on the
+    /// plane between them.
+    #[serde(default)]
+    pub integration: PairIntegration,
 }
 
 pub fn default_penalty_scale() -> f64 {

@@ -129,6 +129,25 @@ async fn a_negative_density_is_invalid_params() {
     still_serving(&server, &job, &probe).await;
 }
 
+/// An unknown way of integrating a contact's pairs names the field and the two ways.
+#[tokio::test]
+async fn an_unknown_pair_integration_names_the_field_and_the_ways() {
+    let (server, job, probe) = server_with_bars().await;
+    let mut params = bars_params();
+    params["model"]["contacts"][0]["integration"] = json!("once");
+    let e = call_err(&server.http(), "solve", params).await;
+    assert_eq!(e.code(), -32602);
+    let d = data(&e);
+    assert_eq!(d["pointer"], "/model/contacts/0/integration");
+    assert!(
+        d["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("both_ways") && r.contains("mid_plane")),
+        "{d}"
+    );
+    still_serving(&server, &job, &probe).await;
+}
+
 /// Subcycling past 2^6 = 64 is refused before the solve is queued.
 #[tokio::test]
 async fn too_many_subcycling_levels_name_the_control() {
