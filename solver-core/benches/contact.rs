@@ -2,18 +2,20 @@
 //! per contact face at 1e3, 1e4 and 1e5 faces (two plates pressed together on
 //! non-matching meshes, every face in contact), with the candidate lists reused and with
 //! a search every increment, and the share of an increment contact
-//! takes in a block impact of 50k hex8 (the same solve with and without the contact).
+//! takes in a block impact of 50k hex8 (the same solve with and without the contact). The
+//! pairs are integrated both ways (the default) and, where named `mid_plane`, once on the
+//! plane between the faces.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use impact_core::assembly::assemble;
 use impact_core::contact::Contacts;
 use impact_core::{solve, SolveOptions};
-use impact_protocol::{Model, SolveParams};
+use impact_protocol::{Model, PairIntegration, SolveParams};
 use serde_json::json;
 use std::hint::black_box;
 
 mod models;
-use models::plates;
+use models::{integrated, plates};
 
 fn model(value: serde_json::Value) -> Model {
     let p: SolveParams = serde_json::from_value(value).expect("a bench model");
@@ -24,11 +26,16 @@ fn model(value: serde_json::Value) -> Model {
 /// plates move rigidly by a whole plate's width, back and forth, so every face leaves its
 /// search box and the pairs stay the same); otherwise the candidate lists are reused, as
 /// between searches in a solve.
-fn per_face_group(c: &mut Criterion, group_name: &str, searched: bool) {
+fn per_face_group(
+    c: &mut Criterion,
+    group_name: &str,
+    searched: bool,
+    integration: PairIntegration,
+) {
     let mut group = c.benchmark_group(group_name);
     group.sample_size(10);
     for n in [22u32, 70, 223] {
-        let m = plates(n);
+        let m = integrated(plates(n), integration);
         let asm = assemble(&m).expect("assembles");
         let faces = asm.contacts[0].faces.len();
         // Reference positions (the overlap is in them); the penalty from a nominal dt.
@@ -51,8 +58,10 @@ fn per_face_group(c: &mut Criterion, group_name: &str, searched: bool) {
 }
 
 fn per_face(c: &mut Criterion) {
-    per_face_group(c, "contact_increment", false);
-    per_face_group(c, "contact_increment_searched", true);
+    use PairIntegration::{BothWays, MidPlane};
+    per_face_group(c, "contact_increment", false, BothWays);
+    per_face_group(c, "contact_increment_searched", true, BothWays);
+    per_face_group(c, "contact_increment_mid_plane", false, MidPlane);
 }
 
 /// A 25 x 25 x 40 striker into a 25 x 25 x 40 target (50 000 hex8), for 20 increments.
@@ -80,8 +89,14 @@ fn impact(kind: &str) -> Model {
 fn share(c: &mut Criterion) {
     let mut group = c.benchmark_group("impact_50k_hex8_20_increments");
     group.sample_size(10);
-    for kind in ["none", "faces", "general"] {
-        let m = impact(kind);
+    for (kind, integration) in [
+        ("none", PairIntegration::BothWays),
+        ("faces", PairIntegration::BothWays),
+        ("general", PairIntegration::BothWays),
+        ("faces_mid_plane", PairIntegration::MidPlane),
+        ("general_mid_plane", PairIntegration::MidPlane),
+    ] {
+        let m = integrated(impact(kind.trim_end_matches("_mid_plane")), integration);
         group.bench_function(kind, |b| {
             b.iter(|| solve(black_box(&m), &SolveOptions::default()).expect("solves"))
         });

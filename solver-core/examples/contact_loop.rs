@@ -1,6 +1,6 @@
 //! The contact increment, for profilers. `contact_loop N INCREMENTS` presses two plates of
 //! N x N and (N + 1) x (N + 1) hex8 together (the `contact` benchmark's plates, every face
-//! in contact, both ways) and runs INCREMENTS contact increments at the reference
+//! in contact) and runs INCREMENTS contact increments at the reference
 //! positions, printing the time per face-increment. `contact_loop block INCREMENTS [none]`
 //! solves the `increment` benchmark's block on a plate (50k hex8, with its contact or
 //! without) until the increment cap. `contact_loop faces INCREMENTS` runs that block's
@@ -21,24 +21,54 @@
 //! increment of each in turn (see `contact_loop/lockstep.rs` for what that measures and
 //! what it does not), and `contact_loop null ROUNDS [FROM TO]` the same with neither solve
 //! in contact: the lockstep's own bias, which should be none.
+//! A first word `mid_plane` (or `both_ways`, the default) integrates every contact's
+//! pairs so (`contact_loop mid_plane ratio 12`): one build measures both.
 //! Run it under `valgrind --tool=callgrind` for instruction counts that do not depend on
 //! the load; the difference of two increment counts is the increments alone.
 
 use impact_core::assembly::assemble;
 use impact_core::contact::Contacts;
 use impact_core::{solve, Observer, Progress, SolveOptions};
-use std::sync::{Arc, Mutex};
+use impact_protocol::{Model, PairIntegration};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 #[path = "../benches/models/mod.rs"]
 mod models;
-use models::{block_on_plate as block, plates};
+
+/// How the contacts integrate their pairs: the first word's, for the whole run.
+static INTEGRATION: OnceLock<PairIntegration> = OnceLock::new();
+
+fn integrated(model: Model) -> Model {
+    models::integrated(model, *INTEGRATION.get_or_init(PairIntegration::default))
+}
+
+/// The `increment` benchmark's block on the plate, its contact integrated as asked.
+fn block(increments: u64, contact: bool) -> Model {
+    integrated(models::block_on_plate(increments, contact))
+}
+
+/// The `contact` benchmark's plates, their contact integrated as asked.
+fn plates(n: u32) -> Model {
+    integrated(models::plates(n))
+}
 
 #[path = "contact_loop/lockstep.rs"]
 mod lockstep;
 
 fn main() {
-    let words: Vec<String> = std::env::args().skip(1).collect();
+    let mut words: Vec<String> = std::env::args().skip(1).collect();
+    let integration = match words.first().map(String::as_str) {
+        Some("mid_plane") => Some(PairIntegration::MidPlane),
+        Some("both_ways") => Some(PairIntegration::BothWays),
+        _ => None,
+    };
+    if integration.is_some() {
+        words.remove(0);
+    }
+    let integration = integration.unwrap_or_default();
+    INTEGRATION.get_or_init(|| integration);
+    println!("pairs integrated {integration:?}");
     if words.first().map(String::as_str) == Some("block") {
         let increments = words.get(1).and_then(|w| w.parse().ok()).unwrap_or(10);
         let contact = words.get(2).map(String::as_str) != Some("none");
@@ -82,8 +112,8 @@ fn main() {
         rayon::scope(|_| block_contact_alone(increments));
         return;
     }
-    let args: Vec<u64> = std::env::args()
-        .skip(1)
+    let args: Vec<u64> = words
+        .iter()
         .map(|a| a.parse().expect("N INCREMENTS as integers"))
         .collect();
     let (n, increments) = match args.as_slice() {

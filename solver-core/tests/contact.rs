@@ -3,12 +3,13 @@
 //! friction), self contact, a free body under general contact, the same bits on 1, 2 and
 //! 4 threads, and the errors of a refused initial penetration and of the face cap. The
 //! models are the oracle cases' (tests/oracle/explicit-*); the expected numbers are
-//! computed here from the theory the cases cite.
+//! computed here from the theory the cases cite. The contact cases run with the pairs
+//! integrated both ways (the models' default) and on the plane between the faces.
 
 use impact_core::{generate, solve, Solution, SolveError, SolveOptions};
 use impact_protocol::{
-    validate_model, BlockSpec, GenerateSpec, InitialPenetration, Model, Pointer, ProbeParams,
-    SolveParams,
+    validate_model, BlockSpec, GenerateSpec, InitialPenetration, Model, PairIntegration, Pointer,
+    ProbeParams, SolveParams,
 };
 
 fn case(name: &str) -> Model {
@@ -20,6 +21,18 @@ fn case(name: &str) -> Model {
     let params: SolveParams = serde_json::from_str(&text).expect("the model parses");
     validate_model(&params.model, &Pointer::root().at("model")).expect("the model is valid");
     params.model
+}
+
+const INTEGRATIONS: [PairIntegration; 2] = [PairIntegration::BothWays, PairIntegration::MidPlane];
+
+/// The oracle case `name`, every contact's pairs integrated so.
+fn case_integrated(name: &str, integration: PairIntegration) -> Model {
+    let mut model = case(name);
+    assert!(!model.contacts.is_empty(), "{name} has a contact");
+    for c in &mut model.contacts {
+        c.integration = integration;
+    }
+    model
 }
 
 fn solve_on(threads: usize, model: &Model) -> Result<Solution, SolveError> {
@@ -58,7 +71,13 @@ fn block_spec(model: &Model, part: usize) -> BlockSpec {
 
 #[test]
 fn patch_test_keeps_sigma_zz_uniform_across_non_matching_meshes() {
-    let model = case("explicit-contact-patch");
+    for integration in INTEGRATIONS {
+        patch_test(integration);
+    }
+}
+
+fn patch_test(integration: PairIntegration) {
+    let model = case_integrated("explicit-contact-patch", integration);
     let s = solve_on(2, &model).expect("the patch test solves");
     let m = &model.materials[0];
     let (e, nu, rho) = (m.youngs_modulus, m.nu, m.rho);
@@ -106,12 +125,12 @@ fn patch_test_keeps_sigma_zz_uniform_across_non_matching_meshes() {
         // The bound: uniform to 0.1%.
         assert!(
             worst <= 1e-3,
-            "{name}: sigma_zz spread {worst:e} ({sigma:?})"
+            "{integration:?}, {name}: sigma_zz spread {worst:e} ({sigma:?})"
         );
         // Behind the front: rho c v0 / 2, up to the ringing of the discrete front.
         assert!(
             (mean / theory - 1.0).abs() <= 0.05,
-            "{name}: sigma_zz {mean} against {theory}"
+            "{integration:?}, {name}: sigma_zz {mean} against {theory}"
         );
     }
 }
@@ -143,7 +162,18 @@ fn stop(g: f64, v0: f64, mu_s: f64, mu_d: f64, decay: f64) -> (f64, f64) {
 }
 
 fn sliding(name: &str) {
-    let model = case(name);
+    sliding_model(name, case(name));
+}
+
+/// A block sliding on a plate, its contact integrated each way.
+fn sliding_on_a_plate(name: &str) {
+    for integration in INTEGRATIONS {
+        let model = case_integrated(name, integration);
+        sliding_model(&format!("{name}, {integration:?}"), model);
+    }
+}
+
+fn sliding_model(name: &str, model: Model) {
     let law = model
         .walls
         .first()
@@ -203,54 +233,66 @@ fn block_slides_to_a_stop_on_a_rigid_wall_decaying_friction() {
 
 #[test]
 fn block_slides_to_a_stop_on_a_plate_constant_friction() {
-    sliding("explicit-sliding-plate-constant");
+    sliding_on_a_plate("explicit-sliding-plate-constant");
 }
 
 #[test]
 fn block_slides_to_a_stop_on_a_plate_decaying_friction() {
-    sliding("explicit-sliding-plate-decay");
+    sliding_on_a_plate("explicit-sliding-plate-decay");
 }
 
 #[test]
 fn self_contact_bars_meet_the_one_dimensional_theory() {
-    let s = solve_on(2, &case("explicit-self-contact-bars")).expect("solves");
-    let c = &s.summary().contacts[0];
-    // 2L/c = 0.2 (+1.5% for the springs' give), rho c A v0 / 2 = 0.05 (4% for ringing).
-    let last = c.last_contact.expect("the bars touched");
-    assert!((0.2..=0.2 * 1.015).contains(&last), "last contact {last}");
-    assert!(
-        (c.peak_force / 0.05 - 1.0).abs() <= 0.04,
-        "{}",
-        c.peak_force
-    );
-    // Only the ends touched: the penetration is the interface spring's, far below the
-    // bars' side (which would be 0.5 deep).
-    assert!(c.max_penetration < 1e-3, "{}", c.max_penetration);
+    for integration in INTEGRATIONS {
+        let model = case_integrated("explicit-self-contact-bars", integration);
+        let s = solve_on(2, &model).expect("solves");
+        let c = &s.summary().contacts[0];
+        // 2L/c = 0.2 (+1.5% for the springs' give), rho c A v0 / 2 = 0.05 (4% for ringing).
+        let last = c.last_contact.expect("the bars touched");
+        assert!(
+            (0.2..=0.2 * 1.015).contains(&last),
+            "{integration:?}: last contact {last}"
+        );
+        assert!(
+            (c.peak_force / 0.05 - 1.0).abs() <= 0.04,
+            "{integration:?}: {}",
+            c.peak_force
+        );
+        // Only the ends touched: the penetration is the interface spring's, far below the
+        // bars' side (which would be 0.5 deep).
+        assert!(c.max_penetration < 1e-3, "{}", c.max_penetration);
+    }
 }
 
 #[test]
 fn general_contact_leaves_a_free_body_untouched() {
-    let with = case("explicit-general-free-body");
-    let mut without = with.clone();
-    without.contacts.clear();
-    let a = solve_on(2, &with).expect("solves");
-    let b = solve_on(2, &without).expect("solves");
-    let c = &a.summary().contacts[0];
-    assert_eq!(c.peak_force, 0.0);
-    assert_eq!(c.first_contact, None);
-    assert_eq!(a.summary().energy, b.summary().energy);
-    let (fa, fb) = (a.frames().last().expect("f"), b.frames().last().expect("f"));
-    assert_eq!(fa.displacement, fb.displacement);
-    assert_eq!(fa.velocity, fb.velocity);
+    for integration in INTEGRATIONS {
+        let with = case_integrated("explicit-general-free-body", integration);
+        let mut without = with.clone();
+        without.contacts.clear();
+        let a = solve_on(2, &with).expect("solves");
+        let b = solve_on(2, &without).expect("solves");
+        let c = &a.summary().contacts[0];
+        assert_eq!(c.peak_force, 0.0, "{integration:?}");
+        assert_eq!(c.first_contact, None, "{integration:?}");
+        assert_eq!(a.summary().energy, b.summary().energy);
+        let (fa, fb) = (a.frames().last().expect("f"), b.frames().last().expect("f"));
+        assert_eq!(fa.displacement, fb.displacement);
+        assert_eq!(fa.velocity, fb.velocity);
+    }
 }
 
 #[test]
 fn one_two_and_four_threads_give_the_same_bits() {
     // Friction, damping and sliding over non-matching faces; then segments across meshes.
-    let mut plate = case("explicit-sliding-plate-decay");
-    plate.steps[0].duration = 0.05;
-    let patch = case("explicit-contact-patch");
-    for model in [plate, patch] {
+    let mut models = Vec::new();
+    for integration in INTEGRATIONS {
+        let mut plate = case_integrated("explicit-sliding-plate-decay", integration);
+        plate.steps[0].duration = 0.05;
+        models.push(plate);
+        models.push(case_integrated("explicit-contact-patch", integration));
+    }
+    for model in models {
         let runs: Vec<(String, Vec<[f64; 3]>)> = [1, 2, 4]
             .iter()
             .map(|&t| {

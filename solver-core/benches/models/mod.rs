@@ -5,7 +5,7 @@
 // Each benchmark and the example use some of these.
 #![allow(dead_code)]
 
-use impact_protocol::{validate_model, Model, Pointer, SolveParams};
+use impact_protocol::{validate_model, Model, PairIntegration, Pointer, SolveParams};
 use serde_json::json;
 
 fn model(value: serde_json::Value, what: &str) -> Model {
@@ -14,6 +14,14 @@ fn model(value: serde_json::Value, what: &str) -> Model {
         panic!("{what} is not valid: {e:?}");
     }
     p.model
+}
+
+/// `model` with every contact's pairs integrated so.
+pub fn integrated(mut model: Model, integration: PairIntegration) -> Model {
+    for c in &mut model.contacts {
+        c.integration = integration;
+    }
+    model
 }
 
 /// Two plates, n x n and (n + 1) x (n + 1) elements, one element thick, the upper one

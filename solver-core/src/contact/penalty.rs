@@ -1,9 +1,10 @@
 //! The penalty stiffness: one place owns it. Each direction of a contact presses with a
 //! pressure p = -eps g per unit area, eps = s gamma min(m/A) / dt^2: s the contact's
-//! penalty scale, gamma = 1/2 because every contact runs both ways at half the penalty,
+//! penalty scale, gamma = 1/2 because every contact acts both ways at half the penalty,
 //! m/A a node's lumped mass over its tributary ("directional") area on the contact
 //! surface, dt the stable increment at the start. Gershgorin's row sums bound it, so that
-//! contact never shortens the increment.
+//! contact never shortens the increment. A contact integrated on the mid-plane takes each
+//! pair of faces once for both directions together: at eps / gamma.
 
 /// Each direction's share of the penalty: both ways at half.
 pub const GAMMA: f64 = 0.5;

@@ -1,6 +1,7 @@
 //! Segment-to-segment integration of one secondary face against one main face (Puso and
 //! Laursen's segmentation, the penalty at the integration points as Fischer and
-//! Wriggers): both faces are projected onto the secondary face's plane, each is split
+//! Wriggers): both faces are projected onto a plane (the secondary face's own, or the
+//! plane between the two, `between`, for a contact on the mid-plane), each is split
 //! into four triangles about its centre, every pair of triangles whose boxes overlap by
 //! more than a sliver and that an edge does not separate is clipped (Sutherland-Hodgman,
 //! on the stack), the clipped polygons are cut into triangles (a fan from a vertex: they
@@ -11,9 +12,9 @@
 //! functions are kept as their coefficients of q = (1, q0, q1), made once per triangle:
 //! the integration points only add up six moments of q weighted by the pressure, and the
 //! moments meet the main face's shape functions once per polygon and the secondary face's
-//! once per secondary triangle. The secondary face's plane frame, projection and split
-//! do not depend on the main face: `Secondary` holds them, made once per face and
-//! increment for all its pairs.
+//! once per secondary triangle. `Secondary` holds the secondary face's plane frame,
+//! projection and split: on its own plane they do not depend on the main face and are
+//! made once per face and increment; on the plane between, once per pair.
 
 use crate::hex8::{cross, dot, norm, sub};
 use crate::lanes::{F64x4, Lane};
@@ -74,6 +75,23 @@ impl PairForce {
 /// (about 78 degrees): faces at right angles, like a bar's side beside the end of the
 /// next bar, only meet at an edge.
 const FACING: f64 = 0.2;
+
+/// The plane two faces press on each other in, when they face each other: through the
+/// midpoint of their centres, its unit normal the bisector of the first face's normal and
+/// the second's reversed, (n_a - n_b) / |n_a - n_b|. Neither face's plane is preferred, so
+/// each pair of faces is integrated once, at the whole penalty, in place of once from
+/// each side at half. None when the faces do not face each other (`FACING`).
+pub fn between(a: &FaceGeometry, b: &FaceGeometry) -> Option<([f64; 3], [f64; 3])> {
+    let facing = dot(a.normal, b.normal);
+    if facing.is_nan() || facing >= -FACING {
+        return None;
+    }
+    // |n_a - n_b|^2 = 2 - 2 n_a.n_b > 2.4: no division by a small number.
+    let d = sub(a.normal, b.normal);
+    let len = norm(d);
+    let origin = [0, 1, 2].map(|k| 0.5 * (a.centre[k] + b.centre[k]));
+    Some((origin, d.map(|v| v / len)))
+}
 
 /// A triangle of a face's split: two corners (local ids) and the centre.
 #[derive(Clone, Copy)]
@@ -354,9 +372,9 @@ impl Default for Clipping {
 }
 
 /// A secondary face made ready for its pairs: its plane frame (centre, normal, the
-/// in-plane axes), its corners' projections and heights, their box, and its split. None
-/// of it depends on the main face, so the contact loop builds it once per secondary face
-/// and increment instead of once per pair.
+/// in-plane axes), its corners' projections and heights, their box, and its split. On
+/// the face's own plane none of it depends on the main face, so the contact loop builds
+/// it once per secondary face and increment instead of once per pair.
 #[derive(Clone, Copy)]
 pub struct Secondary {
     centre: [f64; 3],
@@ -414,9 +432,14 @@ impl Secondary {
     /// of faces: returned by value, its kilobyte went out through a memcpy per face);
     /// false when the face has no in-plane axis.
     pub fn prepare(&mut self, sec: &FaceGeometry) -> bool {
-        let n = sec.normal;
-        // Heights above the secondary plane.
-        let hs = sec.corners.map(|c| dot(sub(c, sec.centre), n));
+        self.prepare_in(sec, sec.centre, sec.normal)
+    }
+
+    /// `prepare`, projecting onto the plane through `origin` with unit normal `n` (the
+    /// plane between two faces, `between`) instead of the face's own plane: heights are
+    /// measured along `n` from that plane.
+    pub fn prepare_in(&mut self, sec: &FaceGeometry, origin: [f64; 3], n: [f64; 3]) -> bool {
+        let hs = sec.corners.map(|c| dot(sub(c, origin), n));
         let (h_lo, h_hi) = (
             hs.iter().copied().fold(f64::INFINITY, lesser),
             hs.iter().copied().fold(f64::NEG_INFINITY, greater),
@@ -428,7 +451,7 @@ impl Secondary {
             return false;
         }
         let e1 = t.map(|v| v / len);
-        self.centre = sec.centre;
+        self.centre = origin;
         self.normal = n;
         self.e1 = e1;
         self.e2 = cross(n, e1);
@@ -437,8 +460,8 @@ impl Secondary {
         self.sliver = 1e-12 * sec.area;
         let ps = sec.corners.map(|c| self.plane(c));
         (self.lo, self.hi) = bbox(&ps);
-        // The centre's height is 0 (the plane's origin).
-        self.split = split(&ps, hs, 0.0);
+        // The centre's height, as the main face's (0 in the face's own plane).
+        self.split = split(&ps, hs, dot(sub(sec.centre, origin), n));
         for (t, d) in self.split.iter_mut().zip(&mut self.split_edges) {
             t.fit();
             *d = edges(&t.p);

@@ -5,7 +5,8 @@
 
 use crate::hex8::{cross, norm, sub, volume_and_length};
 use impact_protocol::{
-    ContactKind, Friction, InitialPenetration, InvalidParams, Mesh, Model, Pointer, HEX8_FACES,
+    ContactKind, Friction, InitialPenetration, InvalidParams, Mesh, Model, PairIntegration,
+    Pointer, HEX8_FACES,
 };
 
 /// One contact of the model, ready to run: every face of it, in one list.
@@ -13,6 +14,7 @@ use impact_protocol::{
 pub struct ContactPair {
     pub name: String,
     pub kind: ContactKind,
+    pub integration: PairIntegration,
     /// Global node ids of each face, ordered so the right-hand normal points out.
     pub faces: Vec<[u32; 4]>,
     /// `[global element, local face]` of each face, for reports and errors.
@@ -43,6 +45,41 @@ impl ContactPair {
         }
         let (a, b) = (&self.faces[i], &self.faces[j]);
         !a.iter().any(|n| b.contains(n))
+    }
+
+    /// Whether the pair of faces `i` and `j` is integrated from face `i`. Both ways, every
+    /// pair that may touch is, from each of its faces. On the plane between the faces,
+    /// each pair once: from the secondary set's face for two face sets, from the
+    /// lower-numbered face for general and self contact.
+    pub fn integrates(&self, i: usize, j: usize) -> bool {
+        self.listed(i, j) && self.may_touch(i, j)
+    }
+
+    /// `integrates` without the topology: the cheap part, which the search asks of every
+    /// face the grid finds.
+    pub fn listed(&self, i: usize, j: usize) -> bool {
+        match (self.integration, self.kind) {
+            (PairIntegration::BothWays, ContactKind::SurfaceToSurface) => {
+                self.side[i] != self.side[j]
+            }
+            (PairIntegration::BothWays, _) => i != j,
+            (PairIntegration::MidPlane, ContactKind::SurfaceToSurface) => {
+                self.side[i] == 0 && self.side[j] != 0
+            }
+            (PairIntegration::MidPlane, _) => i < j,
+        }
+    }
+
+    /// How many faces, from the first, integrate pairs: on the plane between the faces,
+    /// only the secondary set (listed before the main set) for two face sets; every face
+    /// otherwise.
+    pub fn integrating_faces(&self) -> usize {
+        match (self.integration, self.kind) {
+            (PairIntegration::MidPlane, ContactKind::SurfaceToSurface) => {
+                self.side.iter().take_while(|&&s| s == 0).count()
+            }
+            _ => self.faces.len(),
+        }
     }
 }
 
@@ -107,6 +144,7 @@ pub fn build(
         let mut pair = ContactPair {
             name: c.name.clone(),
             kind: c.kind,
+            integration: c.integration,
             faces: Vec::with_capacity(faces.len()),
             face_ids: Vec::with_capacity(faces.len()),
             side: Vec::with_capacity(faces.len()),
