@@ -745,7 +745,8 @@ impl Interface {
                 let faces = c * FACES_PER_PAIR_TASK..((c + 1) * FACES_PER_PAIR_TASK).min(ni);
                 for i in faces {
                     chunk.first.push(chunk.candidates.len() as u32);
-                    // Only the pairs face i integrates (`ContactPair::integrates`).
+                    // Only the pairs face i integrates (`ContactPair::integrates`): the
+                    // cheap part in the grid's query, the topology after it.
                     grid.query_where(&grid.boxes()[i], &mut chunk.found, |e| {
                         pair.listed(i, e as usize)
                     });
@@ -754,7 +755,7 @@ impl Interface {
                             .found
                             .iter()
                             .copied()
-                            .filter(|&j| pair.integrates(i, j as usize)),
+                            .filter(|&j| pair.may_touch(i, j as usize)),
                     );
                 }
                 chunk.first.push(chunk.candidates.len() as u32);
