@@ -204,6 +204,11 @@ pub enum PairIntegration {
     MidPlane,
 }
 
+impl PairIntegration {
+    /// Every way, for whatever runs a contact each way (tests, benchmarks).
+    pub const ALL: [PairIntegration; 2] = [PairIntegration::BothWays, PairIntegration::MidPlane];
+}
+
 /// Penalty contact (segment to segment, see docs/contact.md). Which surface is
 /// `secondary` and which is `main` does not change the answer.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]

@@ -23,8 +23,6 @@ fn case(name: &str) -> Model {
     params.model
 }
 
-const INTEGRATIONS: [PairIntegration; 2] = [PairIntegration::BothWays, PairIntegration::MidPlane];
-
 /// The oracle case `name`, every contact's pairs integrated so.
 fn case_integrated(name: &str, integration: PairIntegration) -> Model {
     let mut model = case(name);
@@ -71,7 +69,7 @@ fn block_spec(model: &Model, part: usize) -> BlockSpec {
 
 #[test]
 fn patch_test_keeps_sigma_zz_uniform_across_non_matching_meshes() {
-    for integration in INTEGRATIONS {
+    for integration in PairIntegration::ALL {
         patch_test(integration);
     }
 }
@@ -167,7 +165,7 @@ fn sliding(name: &str) {
 
 /// A block sliding on a plate, its contact integrated each way.
 fn sliding_on_a_plate(name: &str) {
-    for integration in INTEGRATIONS {
+    for integration in PairIntegration::ALL {
         let model = case_integrated(name, integration);
         sliding_model(&format!("{name}, {integration:?}"), model);
     }
@@ -243,7 +241,7 @@ fn block_slides_to_a_stop_on_a_plate_decaying_friction() {
 
 #[test]
 fn self_contact_bars_meet_the_one_dimensional_theory() {
-    for integration in INTEGRATIONS {
+    for integration in PairIntegration::ALL {
         let model = case_integrated("explicit-self-contact-bars", integration);
         let s = solve_on(2, &model).expect("solves");
         let c = &s.summary().contacts[0];
@@ -266,7 +264,7 @@ fn self_contact_bars_meet_the_one_dimensional_theory() {
 
 #[test]
 fn general_contact_leaves_a_free_body_untouched() {
-    for integration in INTEGRATIONS {
+    for integration in PairIntegration::ALL {
         let with = case_integrated("explicit-general-free-body", integration);
         let mut without = with.clone();
         without.contacts.clear();
@@ -286,7 +284,7 @@ fn general_contact_leaves_a_free_body_untouched() {
 fn one_two_and_four_threads_give_the_same_bits() {
     // Friction, damping and sliding over non-matching faces; then segments across meshes.
     let mut models = Vec::new();
-    for integration in INTEGRATIONS {
+    for integration in PairIntegration::ALL {
         let mut plate = case_integrated("explicit-sliding-plate-decay", integration);
         plate.steps[0].duration = 0.05;
         models.push(plate);

@@ -968,9 +968,6 @@ mod tests {
         m
     }
 
-    const INTEGRATIONS: [PairIntegration; 2] =
-        [PairIntegration::BothWays, PairIntegration::MidPlane];
-
     /// The plates parallel, 1e-3 apart in depth and shifted off the mesh's lines.
     fn parallel(p: [f64; 3]) -> [f64; 3] {
         [p[0] + 0.013, p[1] + 0.007, p[2] - 1e-3]
@@ -1012,7 +1009,7 @@ mod tests {
     /// error on the two fans of triangles.
     #[test]
     fn swapping_the_secondary_and_main_sets_gives_the_same_forces() {
-        for integration in INTEGRATIONS {
+        for integration in PairIntegration::ALL {
             for (what, place) in [("parallel", parallel as fn(_) -> _), ("tilted", tilted)] {
                 let uniform = what == "parallel";
                 let (a, up_a) = forces_on_plates(&plates_integrated(integration), place);
@@ -1096,7 +1093,7 @@ mod tests {
     /// tilts across the lower one; and they are searched anew only now and then.
     #[test]
     fn candidate_lists_find_what_a_search_of_every_pair_finds() {
-        for integration in INTEGRATIONS {
+        for integration in PairIntegration::ALL {
             lists_find_what_every_pair_finds(integration);
         }
     }
