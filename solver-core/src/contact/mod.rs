@@ -657,24 +657,24 @@ impl Interface {
         let nf = pair.faces.len();
         self.geometry.resize(nf, FaceGeometry::default());
         self.boxes.resize(nf, ([0.0; 3], [0.0; 3]));
-        self.geometry
+        // Each face's box is tested against the box it was searched with as it is made: a
+        // second pass over both sets of boxes cost a tenth to a fifth of this one's time.
+        let searched = self.grid.boxes();
+        let all_searched = searched.len() == nf;
+        let stale = self
+            .geometry
             .par_iter_mut()
             .zip(self.boxes.par_iter_mut())
             .zip(pair.faces.par_iter())
             .zip(pair.depth_limit.par_iter())
+            .enumerate()
             .with_min_len(MIN_FACES_PER_TASK)
-            .for_each(|(((g, b), f), &d)| {
+            .map(|(i, (((g, b), f), &d))| {
                 *g = FaceGeometry::new(f.map(|n| x[n as usize]));
                 *b = search::prism_box(&g.corners, g.normal, d);
-            });
-        let searched = self.grid.boxes();
-        let stale = searched.len() != nf
-            || self
-                .boxes
-                .par_iter()
-                .zip(searched.par_iter())
-                .with_min_len(MIN_FACES_PER_TASK)
-                .any(|(b, s)| !search::contains(s, b));
+                !all_searched || !search::contains(&searched[i], b)
+            })
+            .reduce(|| false, |a, b| a || b);
         let ni = pair.integrating_faces();
         self.chunks
             .resize_with(ni.div_ceil(FACES_PER_PAIR_TASK), Chunk::default);

@@ -49,12 +49,20 @@ fn hash(i: i64, j: i64, k: i64) -> u64 {
 pub fn prism_box(corners: &[[f64; 3]; 4], normal: [f64; 3], depth: f64) -> Aabb {
     let mut lo = corners[0];
     let mut hi = corners[0];
-    for c in corners {
+    for c in &corners[1..] {
         for k in 0..3 {
-            let back = c[k] - depth * normal[k];
-            lo[k] = lo[k].min(c[k]).min(back);
-            hi[k] = hi[k].max(c[k]).max(back);
+            lo[k] = lo[k].min(c[k]);
+            hi[k] = hi[k].max(c[k]);
         }
+    }
+    // The prism's back corners are the face's moved by one vector, and a rounded
+    // difference is monotone in its first operand: the least (greatest) moved corner is
+    // the least (greatest) corner moved, the same number. So the two extremes are moved,
+    // not the four corners: half the lesser and greater taken before.
+    for k in 0..3 {
+        let back = depth * normal[k];
+        lo[k] = lo[k].min(lo[k] - back);
+        hi[k] = hi[k].max(hi[k] - back);
     }
     // A face lying in the plane of another (or a box flat along an axis) still overlaps.
     let pad = 1e-9 * (0..3).map(|k| hi[k] - lo[k]).fold(0.0, f64::max);
@@ -240,6 +248,52 @@ mod tests {
             grid.query_where(&q, &mut out, |j| j % 3 != 0);
             let kept: Vec<u32> = brute.iter().copied().filter(|j| j % 3 != 0).collect();
             assert_eq!(out, kept);
+        }
+    }
+
+    /// The prism's box from its extremes is the box of all eight corners, bit for bit:
+    /// faces tilted every way, with depths and coordinates of mixed sizes.
+    #[test]
+    fn the_prism_box_is_the_box_of_its_eight_corners() {
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+        };
+        for case in 0..2000 {
+            let scale = [1e-3, 1.0, 1e3][case % 3];
+            let corners: [[f64; 3]; 4] =
+                std::array::from_fn(|_| std::array::from_fn(|_| scale * (0.3 + next())));
+            let n: [f64; 3] = std::array::from_fn(|_| next());
+            let len = n.iter().map(|v| v * v).sum::<f64>().sqrt();
+            let normal = n.map(|v| v / len);
+            let depth = scale * [0.0, 1e-7, 0.05, 2.0][case % 4] * (1.0 + next());
+            let mut lo = corners[0];
+            let mut hi = corners[0];
+            for c in &corners {
+                for k in 0..3 {
+                    let back = c[k] - depth * normal[k];
+                    lo[k] = lo[k].min(c[k]).min(back);
+                    hi[k] = hi[k].max(c[k]).max(back);
+                }
+            }
+            let pad = 1e-9 * (0..3).map(|k| hi[k] - lo[k]).fold(0.0, f64::max);
+            let eight = (lo.map(|v| v - pad), hi.map(|v| v + pad));
+            let made = prism_box(&corners, normal, depth);
+            for k in 0..3 {
+                assert_eq!(
+                    made.0[k].to_bits(),
+                    eight.0[k].to_bits(),
+                    "case {case}, low {k}"
+                );
+                assert_eq!(
+                    made.1[k].to_bits(),
+                    eight.1[k].to_bits(),
+                    "case {case}, high {k}"
+                );
+            }
         }
     }
 
