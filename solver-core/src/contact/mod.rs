@@ -659,6 +659,7 @@ impl Interface {
         self.boxes.resize(nf, ([0.0; 3], [0.0; 3]));
         // Each face's box is tested against the box it was searched with as it is made: a
         // second pass over both sets of boxes cost a tenth to a fifth of this one's time.
+        // A reduction, not `any`: `any` may stop early, and every face's geometry is needed.
         let searched = self.grid.boxes();
         let all_searched = searched.len() == nf;
         let stale = self
