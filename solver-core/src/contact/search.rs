@@ -255,13 +255,8 @@ mod tests {
     /// faces tilted every way, with depths and coordinates of mixed sizes.
     #[test]
     fn the_prism_box_is_the_box_of_its_eight_corners() {
-        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed >> 11) as f64 / (1u64 << 53) as f64 - 0.5
-        };
+        let mut sequence = crate::test_support::Sequence::new(0x2545_f491_4f6c_dd1d);
+        let mut next = || sequence.unit() - 0.5;
         for case in 0..2000 {
             let scale = [1e-3, 1.0, 1e3][case % 3];
             let corners: [[f64; 3]; 4] =
